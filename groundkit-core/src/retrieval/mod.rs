@@ -1,0 +1,1 @@
+//! The retrieval engine: collections, ingest, lexical search, citations.

@@ -1,0 +1,1 @@
+//! groundkit transports.
