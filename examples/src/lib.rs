@@ -1,1 +1,6 @@
-//! Example tool sets.
+//! Tool sets served with the groundkit framework alone (no retrieval engine linked).
+//!
+//! [`hello`] is a small read-only tool set with nothing to do with retrieval: a GET with path
+//! parameters, a no-argument GET, and a POST with a bounded free-text field and a nested output.
+
+pub mod hello;

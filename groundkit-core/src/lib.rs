@@ -1,11 +1,23 @@
 //! groundkit runtime.
 //!
-//! The framework half (always built): tool specs and the sealed side-effect model, scoped
-//! registries, the one error type, schema generation and OpenAPI. The retrieval half (feature
+//! The framework half (always built): tool specs and the sealed side-effect model ([`tool`]),
+//! scoped registries ([`registry`]), the one error type ([`error`]), request parsing
+//! ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval half (feature
 //! `retrieval`, on by default): collections, ingest, lexical search and citation verification.
 
 pub mod error;
+pub mod openapi;
+pub mod registry;
+pub mod request;
 #[cfg(feature = "retrieval")]
 pub mod retrieval;
+pub mod schema;
+pub mod tool;
+
+#[doc(hidden)]
+pub mod __private;
 
 pub use error::{Error, ErrorMapping, McpRendering};
+pub use groundkit_macros::tool;
+pub use registry::{Registry, RegistryError};
+pub use tool::{HttpMethod, SideEffect, ToolSpec};

@@ -1,1 +1,49 @@
-//! `#[tool]`.
+//! The `#[tool]` attribute of groundkit.
+//!
+//! This crate is a thin shim over three stages, each in its own module: [`attr`] and [`ast`]
+//! parse the attribute and the function into a typed view that keeps the original syntax nodes
+//! for spans, [`valid`] checks every rule and collects all violations, and [`expand`] emits the
+//! function unchanged plus one const `ToolSpec` in the registry's link-time slice. On any error,
+//! [`fallback`] emits the user's function untouched beside the `compile_error!`s, so the user
+//! sees every problem at once and the function stays callable for tooling.
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+mod fallback;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Declare an async function as a groundkit tool.
+///
+/// ```ignore
+/// /// Greet someone by name.
+/// #[tool(read_only, rest = "GET /greetings/{name}")]
+/// async fn greet(ctx: &HelloContext, request: GreetRequest) -> Result<Greeting, Error> { ... }
+/// ```
+///
+/// Keys: `read_only` (required: groundkit serves read-only tools only), `rest = "GET|POST
+/// /path/{param}"` (required), and optionally `name = "..."`, `title = "..."`, `crate = path`.
+/// The doc comment is required: its first sentence is the summary, the whole of it the
+/// description MCP clients show.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_tool(args.into(), input.into()).into()
+}
+
+/// The whole expansion, callable in-process (expansion snapshot tests use it).
+fn expand_tool(
+    args: proc_macro2::TokenStream,
+    input: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let function: syn::ItemFn = match syn::parse2(input.clone()) {
+        Ok(function) => function,
+        Err(err) => return fallback::emit(input, err),
+    };
+    match valid::check(args, &function) {
+        Ok(tool) => expand::tool(&function, &tool),
+        Err(err) => fallback::emit(input, err),
+    }
+}

@@ -1,0 +1,201 @@
+//! Greetings and text statistics: a tool set that proves groundkit is a framework.
+
+use std::collections::BTreeMap;
+
+use garde::Validate;
+use groundkit_core::{Error, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Longest text `text_stats` accepts, in characters.
+pub const MAX_TEXT_CHARS: usize = 10_000;
+
+/// What the hello tools share: the languages they can greet in.
+#[derive(Debug, Clone)]
+pub struct HelloContext {
+    languages: BTreeMap<&'static str, Language>,
+}
+
+impl Default for HelloContext {
+    fn default() -> Self {
+        let languages = [
+            ("de", "German", "Hallo"),
+            ("en", "English", "Hello"),
+            ("es", "Spanish", "Hola"),
+            ("fr", "French", "Bonjour"),
+            ("sw", "Swahili", "Habari"),
+        ]
+        .into_iter()
+        .map(|(code, name, word)| {
+            (
+                code,
+                Language {
+                    code: code.into(),
+                    name: name.into(),
+                    greeting_word: word.into(),
+                },
+            )
+        })
+        .collect();
+        Self { languages }
+    }
+}
+
+/// A language the server can greet in.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Language {
+    /// ISO 639-1 code.
+    pub code: String,
+    /// English name.
+    pub name: String,
+    /// The word for "hello".
+    pub greeting_word: String,
+}
+
+/// Arguments of `greet`: both come from the path.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct GreetRequest {
+    /// ISO 639-1 code of the language to greet in.
+    #[garde(length(chars, min = 2, max = 3), pattern(r"^[a-z]+$"))]
+    pub language: String,
+    /// Who to greet.
+    #[garde(length(chars, min = 1, max = 64))]
+    pub name: String,
+}
+
+/// A greeting.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Greeting {
+    /// The greeting itself.
+    pub message: String,
+    /// The language it is in.
+    pub language: Language,
+}
+
+/// Greet someone by name in one of the server's languages.
+///
+/// Fails with `not_found` for a language the server does not know; `list_languages` says which
+/// it does.
+#[tool(
+    read_only,
+    rest = "GET /greetings/{language}/{name}",
+    title = "Greet someone"
+)]
+pub async fn greet(ctx: &HelloContext, request: GreetRequest) -> Result<Greeting, Error> {
+    let language = ctx
+        .languages
+        .get(request.language.as_str())
+        .ok_or(Error::NotFound {
+            resource: "language",
+            id: request.language.clone(),
+        })?;
+    Ok(Greeting {
+        message: format!("{}, {}!", language.greeting_word, request.name),
+        language: language.clone(),
+    })
+}
+
+/// Arguments of `list_languages`: none.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ListLanguagesRequest {}
+
+/// The languages the server greets in.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct LanguageList {
+    /// Ordered by code.
+    pub languages: Vec<Language>,
+}
+
+/// List the languages `greet` accepts.
+#[tool(read_only, rest = "GET /languages")]
+pub async fn list_languages(
+    ctx: &HelloContext,
+    _request: ListLanguagesRequest,
+) -> Result<LanguageList, Error> {
+    Ok(LanguageList {
+        languages: ctx.languages.values().cloned().collect(),
+    })
+}
+
+/// Arguments of `text_stats`.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct TextStatsRequest {
+    /// The text to measure. Free text travels in the body, never in a URL.
+    #[garde(length(chars, min = 1, max = MAX_TEXT_CHARS))]
+    pub text: String,
+    /// How many of the most frequent words to report (default 3).
+    #[garde(inner(range(min = 1, max = 20)))]
+    #[serde(default)]
+    pub top: Option<u32>,
+}
+
+/// Statistics of a text.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct TextStats {
+    /// Characters (Unicode scalar values).
+    pub characters: usize,
+    /// Whitespace-separated words.
+    pub words: usize,
+    /// The most frequent words, most frequent first (ties by word).
+    pub top_words: Vec<WordCount>,
+    /// The longest word, when there is one.
+    pub longest_word: Option<WordCount>,
+}
+
+/// A word and a number about it.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+pub struct WordCount {
+    /// The word, lower-cased, without surrounding punctuation.
+    pub word: String,
+    /// Occurrences (in `top_words`) or characters (in `longest_word`).
+    pub count: usize,
+}
+
+/// Count the characters and words of a text and report its most frequent words.
+#[tool(read_only, rest = "POST /text/stats")]
+pub async fn text_stats(
+    _ctx: &HelloContext,
+    request: TextStatsRequest,
+) -> Result<TextStats, Error> {
+    let words: Vec<String> = request
+        .text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for word in &words {
+        *counts.entry(word).or_default() += 1;
+    }
+    let mut top: Vec<WordCount> = counts
+        .iter()
+        .map(|(word, count)| WordCount {
+            word: (*word).to_owned(),
+            count: *count,
+        })
+        .collect();
+    top.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.word.cmp(&b.word)));
+    top.truncate(request.top.unwrap_or(3) as usize);
+    let longest_word = words
+        .iter()
+        .fold(None::<&String>, |best, w| match best {
+            Some(b) if b.chars().count() >= w.chars().count() => Some(b),
+            _ => Some(w),
+        })
+        .map(|w| WordCount {
+            word: w.clone(),
+            count: w.chars().count(),
+        });
+    Ok(TextStats {
+        characters: request.text.chars().count(),
+        words: words.len(),
+        top_words: top,
+        longest_word,
+    })
+}

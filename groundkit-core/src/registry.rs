@@ -1,0 +1,261 @@
+//! Scoped registries: the tools of one context type, checked once when built.
+//!
+//! `#[tool]` puts every spec into one link-time slice ([`TOOLS`]). A binary may link several tool
+//! sets, so a [`Registry`] never serves "everything linked in": it keeps only the specs whose
+//! context type is `Ctx`. Building it checks what the compiler could not: unique names, routes
+//! that do not collide with each other or with the transport's own paths, path parameters that
+//! are fields of the request type, GET routes whose every argument is a path parameter, and
+//! object-rooted schemas. Transports iterate a registry and nothing else.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
+
+use crate::tool::{HttpMethod, ToolSpec};
+
+/// Every spec `#[tool]` emitted in the linked binary, across all context types.
+#[linkme::distributed_slice]
+pub static TOOLS: [ToolSpec];
+
+/// Paths the transports serve themselves; no tool may claim them.
+pub const RESERVED_PATHS: &[&str] = &["/openapi.json", "/mcp"];
+
+/// Why a set of specs cannot be served together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// Two tools share a name.
+    #[error("two tools are named `{name}`; tool names must be unique within a registry")]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+    },
+    /// Two routes could match the same request.
+    #[error("routes `{first}` (tool `{first_tool}`) and `{second}` (tool `{second_tool}`) collide")]
+    RouteCollision {
+        /// The first route, `METHOD /path`.
+        first: String,
+        /// Its tool.
+        first_tool: String,
+        /// The second route.
+        second: String,
+        /// Its tool.
+        second_tool: String,
+    },
+    /// A route claims a path the transports serve themselves.
+    #[error("tool `{tool}` claims `{path}`, which the server reserves for itself")]
+    ReservedPath {
+        /// The tool.
+        tool: String,
+        /// The reserved path.
+        path: String,
+    },
+    /// A path parameter is not a property of the request schema.
+    #[error("tool `{tool}`: path parameter `{param}` is not a field of its request type")]
+    PathParamNotInRequest {
+        /// The tool.
+        tool: String,
+        /// The parameter.
+        param: String,
+    },
+    /// A GET tool has an argument that no path segment can carry.
+    #[error(
+        "tool `{tool}`: GET routes take every argument from the path, but `{field}` is not a path parameter; use POST for arguments that travel in a body"
+    )]
+    GetFieldNotInPath {
+        /// The tool.
+        tool: String,
+        /// The field.
+        field: String,
+    },
+    /// A schema root is not a plain object schema.
+    #[error("tool `{tool}`: the {which} schema must have an object root without `$ref`")]
+    SchemaRoot {
+        /// The tool.
+        tool: String,
+        /// "input" or "output".
+        which: &'static str,
+    },
+}
+
+/// The tools served with context type `Ctx`, in a deterministic (name) order.
+pub struct Registry<Ctx> {
+    tools: Vec<&'static ToolSpec>,
+    _context: PhantomData<fn(&Ctx)>,
+}
+
+impl<Ctx> Clone for Registry<Ctx> {
+    fn clone(&self) -> Self {
+        Self {
+            tools: self.tools.clone(),
+            _context: PhantomData,
+        }
+    }
+}
+
+impl<Ctx> std::fmt::Debug for Registry<Ctx> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|t| t.name()))
+            .finish()
+    }
+}
+
+impl<Ctx: Send + Sync + 'static> Registry<Ctx> {
+    /// The registry of every linked tool whose context type is `Ctx`.
+    pub fn collect() -> Result<Self, RegistryError> {
+        Self::from_specs(TOOLS.iter().filter(|spec| spec.serves::<Ctx>()))
+    }
+
+    /// A registry of exactly these specs (each must be for context `Ctx`).
+    ///
+    /// # Panics
+    ///
+    /// If a spec is for another context type: that is a programming error, not input.
+    pub fn from_specs(
+        specs: impl IntoIterator<Item = &'static ToolSpec>,
+    ) -> Result<Self, RegistryError> {
+        let mut tools: Vec<&'static ToolSpec> = specs.into_iter().collect();
+        for spec in &tools {
+            assert!(
+                spec.serves::<Ctx>(),
+                "tool `{}` is for context `{}`, not `{}`",
+                spec.name(),
+                spec.context_name(),
+                std::any::type_name::<Ctx>()
+            );
+        }
+        tools.sort_by_key(|spec| spec.name());
+        check(&tools)?;
+        Ok(Self {
+            tools,
+            _context: PhantomData,
+        })
+    }
+}
+
+impl<Ctx> Registry<Ctx> {
+    /// The tools, ordered by name.
+    pub fn tools(&self) -> &[&'static ToolSpec] {
+        &self.tools
+    }
+
+    /// The tool with this name.
+    pub fn get(&self, name: &str) -> Option<&'static ToolSpec> {
+        self.tools.iter().copied().find(|spec| spec.name() == name)
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+fn check(tools: &[&'static ToolSpec]) -> Result<(), RegistryError> {
+    let mut names = BTreeSet::new();
+    for spec in tools {
+        if !names.insert(spec.name()) {
+            return Err(RegistryError::DuplicateName {
+                name: spec.name().to_owned(),
+            });
+        }
+    }
+    for (i, a) in tools.iter().enumerate() {
+        let route = a.route();
+        if let Some(path) = RESERVED_PATHS
+            .iter()
+            .find(|p| segments_overlap(route.path, p))
+        {
+            return Err(RegistryError::ReservedPath {
+                tool: a.name().to_owned(),
+                path: (*path).to_owned(),
+            });
+        }
+        for b in &tools[i + 1..] {
+            let other = b.route();
+            if route.method == other.method && segments_overlap(route.path, other.path) {
+                return Err(RegistryError::RouteCollision {
+                    first: format!("{} {}", route.method, route.path),
+                    first_tool: a.name().to_owned(),
+                    second: format!("{} {}", other.method, other.path),
+                    second_tool: b.name().to_owned(),
+                });
+            }
+        }
+        check_schemas(a)?;
+    }
+    Ok(())
+}
+
+fn check_schemas(spec: &ToolSpec) -> Result<(), RegistryError> {
+    let tool = || spec.name().to_owned();
+    let input = spec.input_schema();
+    let output = spec.output_schema();
+    for (which, schema) in [("input", &input), ("output", &output)] {
+        let is_object = schema.get("type").and_then(|t| t.as_str()) == Some("object");
+        if !is_object || schema.get("$ref").is_some() {
+            return Err(RegistryError::SchemaRoot {
+                tool: tool(),
+                which,
+            });
+        }
+    }
+    let properties: BTreeMap<&str, _> = input
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.iter().map(|(k, v)| (k.as_str(), v)).collect())
+        .unwrap_or_default();
+    let route = spec.route();
+    for param in route.params {
+        if !properties.contains_key(param) {
+            return Err(RegistryError::PathParamNotInRequest {
+                tool: tool(),
+                param: (*param).to_owned(),
+            });
+        }
+    }
+    if route.method == HttpMethod::Get {
+        if let Some(field) = properties
+            .keys()
+            .find(|field| !route.params.contains(field))
+        {
+            return Err(RegistryError::GetFieldNotInPath {
+                tool: tool(),
+                field: (*field).to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether some concrete path could match both templates: same segment count, and every pair of
+/// segments equal or at least one of them a `{param}`.
+fn segments_overlap(a: &str, b: &str) -> bool {
+    let a: Vec<&str> = a.split('/').collect();
+    let b: Vec<&str> = b.split('/').collect();
+    a.len() == b.len()
+        && a.iter()
+            .zip(&b)
+            .all(|(x, y)| x == y || is_param(x) || is_param(y))
+}
+
+fn is_param(segment: &str) -> bool {
+    segment.starts_with('{') && segment.ends_with('}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segments_overlap;
+
+    #[test]
+    fn overlapping_templates_are_detected() {
+        assert!(segments_overlap("/a/{x}", "/a/{y}"));
+        assert!(segments_overlap("/a/{x}/s", "/a/b/s"));
+        assert!(!segments_overlap("/a/{x}/s", "/a/{x}/t"));
+        assert!(!segments_overlap("/a/{x}", "/a/{x}/t"));
+        assert!(segments_overlap("/mcp", "/{tool}"));
+    }
+}

@@ -1,0 +1,178 @@
+//! The REST surface: one actix route per registered tool, and nothing the registry does not
+//! declare besides `GET /openapi.json`.
+//!
+//! POST tools take a JSON object body; GET tools take only path parameters. Path parameters are
+//! merged into the arguments object, which the tool's own handler parses and validates, so REST
+//! and MCP share one parser and one error mapping. No route accepts a query string (the
+//! [`middleware`](crate::middleware) refuses it before routing).
+
+use std::sync::Arc;
+
+use actix_web::http::{Method, header};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
+use futures_util::StreamExt;
+use groundkit_core::tool::HttpMethod;
+use groundkit_core::{Error, ToolSpec};
+use serde_json::{Map, Value};
+
+use crate::invoke::invoke;
+use crate::middleware::{RequestId, ResultCount, ToolName};
+use crate::problem;
+use crate::state::AppState;
+
+/// Register one resource per tool, plus `/openapi.json`.
+pub fn configure<Ctx: Send + Sync + 'static>(
+    state: &Arc<AppState<Ctx>>,
+    cfg: &mut web::ServiceConfig,
+) {
+    for spec in state.registry.tools() {
+        let spec: &'static ToolSpec = spec;
+        let route = spec.route();
+        let method = match route.method {
+            HttpMethod::Get => Method::GET,
+            HttpMethod::Post => Method::POST,
+        };
+        let state = Arc::clone(state);
+        cfg.service(
+            web::resource(route.path)
+                .name(spec.name())
+                .route(web::route().method(method).to(
+                    move |req: HttpRequest, body: web::Payload| {
+                        call(Arc::clone(&state), spec, req, body)
+                    },
+                ))
+                .default_service(web::to(method_not_allowed)),
+        );
+    }
+    let openapi = Arc::clone(&state.openapi);
+    cfg.service(
+        web::resource("/openapi.json")
+            .route(web::get().to(move || {
+                let openapi = Arc::clone(&openapi);
+                async move {
+                    HttpResponse::Ok()
+                        .content_type("application/json")
+                        .body(openapi.to_string())
+                }
+            }))
+            .default_service(web::to(method_not_allowed)),
+    );
+}
+
+/// Fallback for a path no route matches.
+pub async fn route_not_found(req: HttpRequest) -> HttpResponse {
+    problem::response(&Error::RouteNotFound, &RequestId::of(&req))
+}
+
+async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
+    problem::response(&Error::MethodNotAllowed, &RequestId::of(&req))
+}
+
+async fn call<Ctx: Send + Sync + 'static>(
+    state: Arc<AppState<Ctx>>,
+    spec: &'static ToolSpec,
+    req: HttpRequest,
+    body: web::Payload,
+) -> HttpResponse {
+    let request_id = RequestId::of(&req);
+    req.extensions_mut().insert(ToolName(spec.name()));
+    let result = match arguments(spec, &req, body, state.limits.max_body_bytes).await {
+        Ok(arguments) => invoke(&state, spec, arguments).await,
+        Err(err) => Err(err),
+    };
+    match result {
+        Ok(output) => {
+            let count = result_count(&output);
+            let mut response = HttpResponse::Ok().json(output);
+            if let Some(count) = count {
+                response.extensions_mut().insert(ResultCount(count));
+            }
+            response
+        }
+        Err(err) => problem::response(&err, &request_id),
+    }
+}
+
+/// The arguments object: the JSON body (POST) with the path parameters merged in.
+async fn arguments(
+    spec: &ToolSpec,
+    req: &HttpRequest,
+    mut body: web::Payload,
+    limit: usize,
+) -> Result<Value, Error> {
+    let route = spec.route();
+    let mut object = Map::new();
+    if route.method == HttpMethod::Post {
+        if !is_json(req) {
+            return Err(Error::UnsupportedMediaType);
+        }
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        if declared.is_some_and(|len| len > limit) {
+            return Err(Error::PayloadTooLarge { limit });
+        }
+        let mut bytes = web::BytesMut::new();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|_| Error::InvalidRequest {
+                field: None,
+                message: "the request body could not be read".into(),
+            })?;
+            if bytes.len() + chunk.len() > limit {
+                return Err(Error::PayloadTooLarge { limit });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        object = match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(object)) => object,
+            Ok(_) => {
+                return Err(Error::InvalidRequest {
+                    field: None,
+                    message: "the request body must be a JSON object".into(),
+                });
+            }
+            Err(err) => {
+                return Err(Error::InvalidRequest {
+                    field: None,
+                    message: format!("the request body is not valid JSON: {err}"),
+                });
+            }
+        };
+    }
+    for param in route.params {
+        let value = req.match_info().get(param).unwrap_or_default();
+        if object
+            .insert((*param).to_owned(), Value::String(value.to_owned()))
+            .is_some()
+        {
+            return Err(Error::InvalidRequest {
+                field: Some((*param).to_owned()),
+                message: format!("`{param}` is given by the path; do not repeat it in the body"),
+            });
+        }
+    }
+    Ok(Value::Object(object))
+}
+
+fn is_json(req: &HttpRequest) -> bool {
+    req.mime_type().ok().flatten().is_some_and(|mime| {
+        mime.type_() == "application"
+            && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))
+    })
+}
+
+/// How many results a response carries, for the access log: the length of its `results` array,
+/// or of its only top-level array.
+pub fn result_count(output: &Value) -> Option<usize> {
+    let object = output.as_object()?;
+    if let Some(results) = object.get("results").and_then(Value::as_array) {
+        return Some(results.len());
+    }
+    let mut arrays = object.values().filter_map(Value::as_array);
+    match (arrays.next(), arrays.next()) {
+        (Some(only), None) => Some(only.len()),
+        _ => None,
+    }
+}
