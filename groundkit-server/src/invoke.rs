@@ -1,7 +1,10 @@
 //! Calling a tool: the one path both transports take from parsed arguments to a result.
 //!
-//! It bounds the call by the request timeout and turns a handler panic into
-//! [`Error::Internal`], so a bug in one tool neither hangs nor kills the server.
+//! It bounds the call by the request timeout, turns a handler panic into [`Error::Internal`] (so a
+//! bug in one tool neither hangs nor kills the server), and takes one of the state's call permits
+//! first: when [`Limits::max_concurrent_calls`](crate::Limits::max_concurrent_calls) calls are
+//! already running, on any transport, the call is refused with [`Error::Overloaded`] rather than
+//! queued without bound.
 
 use std::panic::AssertUnwindSafe;
 
@@ -18,6 +21,7 @@ pub async fn invoke<Ctx: Send + Sync + 'static>(
     spec: &ToolSpec,
     arguments: Value,
 ) -> Result<Value, Error> {
+    let _permit = state.calls.try_acquire().map_err(|_| Error::Overloaded)?;
     let context: &ErasedContext = &*state.context;
     let call = AssertUnwindSafe(spec.call(context, arguments)).catch_unwind();
     match tokio::time::timeout(state.limits.request_timeout, call).await {

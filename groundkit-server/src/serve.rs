@@ -1,4 +1,6 @@
-//! Running a server: the command-line options every groundkit binary shares, and the HTTP loop.
+//! Running a server: the command-line options every groundkit binary shares, the bind guard,
+//! and the HTTP and stdio loops. Generic over the context type, so every tool set (the examples,
+//! `grk serve`) is served the same way.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -6,43 +8,73 @@ use std::sync::Arc;
 use actix_web::HttpServer;
 
 use crate::app;
+use crate::guard::{self, BindTarget, HostPolicy};
+use crate::mcp;
 use crate::state::AppState;
 
 /// How to serve: shared by `grk serve` and the example binaries.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// Address to bind. Only loopback address literals are allowed without
-    /// `--allow-remote-access`.
+    /// Address to bind. Only loopback address literals (127.0.0.0/8, ::1) are allowed without
+    /// `--allow-remote-access`; not even the name `localhost`.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST).to_string())]
     pub host: String,
     /// TCP port to bind (0 picks a free one and logs it).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
+    /// Bind a non-loopback address or a name. There is no authentication: everything this
+    /// server serves becomes readable by whoever can reach the address.
+    #[arg(long)]
+    pub allow_remote_access: bool,
+    /// Speak MCP on stdin/stdout instead of serving HTTP (for clients that launch the server).
+    #[arg(long, conflicts_with_all = ["host", "port", "allow_remote_access"])]
+    pub stdio: bool,
 }
 
-/// Serve `state` over HTTP as `args` say, until the process is stopped.
+/// Serve `state` as `args` say: MCP over stdio until stdin ends, or REST and MCP over HTTP
+/// until the process is stopped.
 pub fn run<Ctx: Send + Sync + 'static>(
-    state: AppState<Ctx>,
+    mut state: AppState<Ctx>,
     args: &ServeArgs,
 ) -> std::io::Result<()> {
-    let ip: IpAddr = args.host.parse().map_err(|_| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("--host {} is not an IP address", args.host),
-        )
+    if args.stdio {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let result = runtime.block_on(mcp::stdio::run(Arc::new(state)));
+        runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+        return result;
+    }
+    let target = guard::check_bind(&args.host, args.allow_remote_access).map_err(|err| {
+        std::io::Error::new(std::io::ErrorKind::PermissionDenied, err.to_string())
     })?;
-    let listener = std::net::TcpListener::bind(SocketAddr::new(ip, args.port))?;
+    let listener = match &target {
+        BindTarget::Loopback(ip) | BindTarget::Remote(ip) => {
+            std::net::TcpListener::bind(SocketAddr::new(*ip, args.port))?
+        }
+        BindTarget::Name(name) => std::net::TcpListener::bind((name.as_str(), args.port))?,
+    };
+    state.hosts = HostPolicy::derive(&target, listener.local_addr()?);
     actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))
 }
 
-/// Serve `state` over HTTP on an already-bound listener until the process is stopped.
+/// Serve `state` over HTTP on an already-bound listener until the process is stopped. The
+/// Host policy is the state's own (see [`AppState::hosts`]); [`run`] derives it from the bind.
 pub async fn run_http<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
 ) -> std::io::Result<()> {
     let addr: SocketAddr = listener.local_addr()?;
-    tracing::info!(%addr, tools = state.registry.len(), "serving REST on http://{addr}");
+    tracing::info!(
+        %addr,
+        tools = state.registry.len(),
+        "serving REST on http://{addr} and MCP on http://{addr}{}",
+        mcp::http::PATH
+    );
+    let limits = state.limits.clone();
     HttpServer::new(move || app::build(Arc::clone(&state)))
+        .client_request_timeout(limits.header_timeout)
+        .client_disconnect_timeout(limits.disconnect_timeout)
         .listen(listener)?
         .run()
         .await

@@ -1,19 +1,37 @@
 //! What a running server holds: the registry, the shared context, the limits, the rendered
-//! OpenAPI document. Built once at start and shared by every transport.
+//! OpenAPI document, the Host policy and the MCP session table. Built once at start and shared
+//! by every transport.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use groundkit_core::Registry;
 use groundkit_core::openapi::{self, ApiInfo};
+use tokio::sync::Semaphore;
 
-/// Bounds on what one request may cost. Each is documented in the README's limits table.
+use crate::guard::HostPolicy;
+use crate::mcp::McpShared;
+
+/// Bounds on what requests may cost. Each is listed in `docs/limits.md` with its test.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// Largest request body accepted, in bytes (default 1 MiB).
+    /// Largest request body accepted on REST and `/mcp`, in bytes (default 1 MiB).
     pub max_body_bytes: usize,
     /// Longest a tool call may run before it is abandoned with `timeout` (default 30 s).
     pub request_timeout: Duration,
+    /// Tool calls running at once across REST and MCP; one more is refused with `overloaded`
+    /// (default 32).
+    pub max_concurrent_calls: usize,
+    /// Longest stdio line (one MCP message), in bytes (default 16 MiB).
+    pub max_line_bytes: usize,
+    /// Live MCP HTTP sessions at once; one more `initialize` is refused with 503 (default 256).
+    pub max_sessions: usize,
+    /// An MCP HTTP session unused this long is forgotten; its id then gets 404 (default 30 min).
+    pub session_idle_timeout: Duration,
+    /// Time a client has to send a request's headers (default 5 s).
+    pub header_timeout: Duration,
+    /// Time a client has to close a connection after the response (default 5 s).
+    pub disconnect_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -21,6 +39,12 @@ impl Default for Limits {
         Self {
             max_body_bytes: 1024 * 1024,
             request_timeout: Duration::from_secs(30),
+            max_concurrent_calls: 32,
+            max_line_bytes: 16 * 1024 * 1024,
+            max_sessions: 256,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            header_timeout: Duration::from_secs(5),
+            disconnect_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -37,6 +61,13 @@ pub struct AppState<Ctx> {
     pub openapi: Arc<serde_json::Value>,
     /// Name and version reported to clients.
     pub info: ApiInfo,
+    /// Which Host and Origin values are answered. Fail-closed (loopback names) until
+    /// [`serve`](crate::serve) derives it from the bind.
+    pub hosts: HostPolicy,
+    /// Permits for concurrent tool calls, shared by REST and MCP.
+    pub calls: Arc<Semaphore>,
+    /// MCP sessions and in-flight requests.
+    pub mcp: McpShared,
 }
 
 impl<Ctx> AppState<Ctx> {
@@ -46,9 +77,12 @@ impl<Ctx> AppState<Ctx> {
         Self {
             registry,
             context: Arc::new(context),
+            calls: Arc::new(Semaphore::new(limits.max_concurrent_calls)),
+            mcp: McpShared::new(limits.max_sessions, limits.session_idle_timeout),
             limits,
             openapi,
             info,
+            hosts: HostPolicy::default(),
         }
     }
 }

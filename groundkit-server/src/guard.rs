@@ -1,0 +1,343 @@
+//! Serving safely without authentication: the bind guard and the Host/Origin allow-list.
+//!
+//! groundkit has no authentication, so two decisions stand in for it, and both live here.
+//!
+//! **Who can reach the socket** ([`check_bind`]). Only a loopback *address literal*
+//! (127.0.0.0/8, `::1`) binds by default. `0.0.0.0`, `::`, a routable address, and any name —
+//! even `localhost`, whose resolution this process does not control — are refused unless the
+//! operator passes `--allow-remote-access`, and then a warning names what is published. The
+//! classification uses the standard library's IP types and never resolves a name: a resolver
+//! that answers "loopback" for a name the socket then binds elsewhere would publish the
+//! corpus while saying it did not.
+//!
+//! **Which requests are answered once they arrive** ([`HostPolicy`]). A loopback socket is
+//! still reachable from a browser through DNS rebinding: a page re-points its own name at
+//! 127.0.0.1 and its requests become same-origin. The `Host` header still carries the
+//! attacker's name, so it is checked against a list derived once from the bind
+//! ([`HostPolicy::derive`]): a loopback literal allows only this machine's loopback names (with
+//! and without the port); a routable literal allows any Host (rebinding gains nothing against a
+//! socket the attacker can reach directly), with a warning; a name is resolved — all loopback
+//! or unresolvable allows only loopback names and the name itself (failing closed), any
+//! routable address allows any Host. Resolving is right here and wrong for the bind because the
+//! errors are not the same size: a wrong answer here costs a refused client, not a published
+//! corpus.
+//!
+//! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
+//! which a rebinding page can set — and a request with no Host, or more than one, is refused.
+//! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
+//! both to every route, before any body is read; the MCP HTTP transport checks again itself so
+//! it stays safe if mounted in another app.
+
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, web};
+use groundkit_core::Error;
+
+use crate::middleware::RequestId;
+use crate::problem;
+
+/// Why a bind address is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BindError {
+    /// Not a loopback address literal, and remote access was not acknowledged.
+    #[error(
+        "refusing to bind {host}: without --allow-remote-access only loopback address literals (127.0.0.0/8, ::1) may be bound; groundkit has no authentication, so anything else publishes every tool to whoever can reach it"
+    )]
+    NotLoopback {
+        /// The address as given.
+        host: String,
+    },
+}
+
+/// What the bind address is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BindTarget {
+    /// A loopback address literal.
+    Loopback(IpAddr),
+    /// Any other address literal (routable, or unspecified like `0.0.0.0`).
+    Remote(IpAddr),
+    /// A name, resolved when the socket is bound.
+    Name(String),
+}
+
+/// Parse an IP literal, with or without IPv6 brackets.
+fn ip_literal(host: &str) -> Option<IpAddr> {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    bare.parse().ok()
+}
+
+/// Decide whether `host` may be bound. Only loopback literals pass without `allow_remote`; with
+/// it, everything passes and a warning says what is published.
+pub fn check_bind(host: &str, allow_remote: bool) -> Result<BindTarget, BindError> {
+    let target = match ip_literal(host) {
+        Some(ip) if ip.is_loopback() => return Ok(BindTarget::Loopback(ip)),
+        Some(ip) => BindTarget::Remote(ip),
+        None => BindTarget::Name(host.to_owned()),
+    };
+    if !allow_remote {
+        return Err(BindError::NotLoopback {
+            host: host.to_owned(),
+        });
+    }
+    match &target {
+        BindTarget::Remote(ip) if ip.is_unspecified() => tracing::warn!(
+            "--allow-remote-access: binding {ip} publishes every tool of this server, unauthenticated, on every network interface of this machine"
+        ),
+        BindTarget::Remote(ip) => tracing::warn!(
+            "--allow-remote-access: binding {ip} publishes every tool of this server, unauthenticated, to every host that can route to {ip}"
+        ),
+        BindTarget::Name(name) => tracing::warn!(
+            "--allow-remote-access: binding the name {name:?} publishes every tool of this server, unauthenticated, on whatever addresses it resolves to"
+        ),
+        BindTarget::Loopback(_) => {}
+    }
+    Ok(target)
+}
+
+/// Which `Host` (and `Origin`) values a server answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostPolicy {
+    /// Only these host names (lower case, IPv6 in brackets), each with no port or with `port`
+    /// (any port when `port` is `None`).
+    Restricted {
+        /// Allowed names.
+        names: Vec<String>,
+        /// The bound port, when known.
+        port: Option<u16>,
+    },
+    /// Any Host: the socket is reachable from other machines, where Host checks protect
+    /// nothing.
+    Unrestricted,
+}
+
+impl Default for HostPolicy {
+    /// Fail closed: loopback names on any port, until the bind says otherwise.
+    fn default() -> Self {
+        Self::loopback(None, None)
+    }
+}
+
+impl HostPolicy {
+    /// This machine's loopback names (`localhost`, `127.0.0.1`, `[::1]`) plus `extra`, on `port`
+    /// (any port when `None`).
+    pub fn loopback(port: Option<u16>, extra: Option<&str>) -> Self {
+        let mut names: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        if let Some(extra) = extra {
+            let extra = match ip_literal(extra) {
+                Some(IpAddr::V6(v6)) => format!("[{v6}]"),
+                Some(IpAddr::V4(v4)) => v4.to_string(),
+                None => extra.to_ascii_lowercase(),
+            };
+            if !names.contains(&extra) {
+                names.push(extra);
+            }
+        }
+        Self::Restricted { names, port }
+    }
+
+    /// The policy for a server bound as `target` at `bound`, derived once at start.
+    pub fn derive(target: &BindTarget, bound: SocketAddr) -> Self {
+        let port = Some(bound.port());
+        match target {
+            BindTarget::Loopback(ip) => Self::loopback(port, Some(&ip.to_string())),
+            BindTarget::Remote(ip) => {
+                tracing::warn!(
+                    "Host validation is off: {ip} is reachable from other machines, where DNS-rebinding protection adds nothing"
+                );
+                Self::Unrestricted
+            }
+            BindTarget::Name(name) => match (name.as_str(), bound.port()).to_socket_addrs() {
+                Ok(addrs) => {
+                    let addrs: Vec<SocketAddr> = addrs.collect();
+                    if !addrs.is_empty() && addrs.iter().any(|a| !a.ip().is_loopback()) {
+                        tracing::warn!(
+                            "Host validation is off: {name:?} resolves to an address reachable from other machines"
+                        );
+                        Self::Unrestricted
+                    } else {
+                        Self::loopback(port, Some(name))
+                    }
+                }
+                Err(_) => Self::loopback(port, Some(name)),
+            },
+        }
+    }
+
+    /// Whether a `Host` header value (`name` or `name:port`) is allowed.
+    pub fn allows_host(&self, host: &str) -> bool {
+        let Self::Restricted { names, port } = self else {
+            return true;
+        };
+        let Some((name, given_port)) = split_host(host) else {
+            return false;
+        };
+        let port_ok = match (given_port, port) {
+            (None, _) | (_, None) => true,
+            (Some(given), Some(port)) => given == *port,
+        };
+        port_ok && names.iter().any(|n| n.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether an `Origin` header value is allowed: an `http`/`https` origin whose host is.
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        if matches!(self, Self::Unrestricted) {
+            return true;
+        }
+        let authority = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        match authority {
+            Some(authority) if !authority.contains(['/', '@', '?', '#']) => {
+                self.allows_host(authority)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Split `name[:port]` (IPv6 in brackets); `None` when malformed.
+fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
+    if host.is_empty() || host.contains(|c: char| c.is_whitespace() || c == '/' || c == '@') {
+        return None;
+    }
+    let (name, port) = if host.starts_with('[') {
+        let end = host.find(']')?;
+        let (name, rest) = host.split_at(end + 1);
+        match rest {
+            "" => (name, None),
+            _ => (name, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        }
+    };
+    let port = match port {
+        Some(port) => Some(port.parse::<u16>().ok()?),
+        None => None,
+    };
+    (!name.is_empty()).then_some((name, port))
+}
+
+/// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers.
+pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Error> {
+    let mut hosts = headers.get_all(header::HOST);
+    let host = match (hosts.next(), hosts.next()) {
+        (Some(host), None) => host.to_str().map_err(|_| Error::ForbiddenHost)?,
+        _ => return Err(Error::ForbiddenHost),
+    };
+    if !policy.allows_host(host) {
+        return Err(Error::ForbiddenHost);
+    }
+    let mut origins = headers.get_all(header::ORIGIN);
+    match (origins.next(), origins.next()) {
+        (None, _) => Ok(()),
+        (Some(origin), None) => match origin.to_str() {
+            Ok(origin) if policy.allows_origin(origin) => Ok(()),
+            _ => Err(Error::ForbiddenOrigin),
+        },
+        (Some(_), Some(_)) => Err(Error::ForbiddenOrigin),
+    }
+}
+
+/// Middleware applying [`check`] to every route before routing, with the policy the app holds
+/// as `web::Data<HostPolicy>` (none registered: the fail-closed default).
+pub async fn host_guard(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let verdict = match req.app_data::<web::Data<HostPolicy>>() {
+        Some(policy) => check(policy, req.headers()),
+        None => check(&HostPolicy::default(), req.headers()),
+    };
+    match verdict {
+        Ok(()) => Ok(next.call(req).await?.map_into_boxed_body()),
+        Err(error) => {
+            let request_id = req
+                .extensions()
+                .get::<RequestId>()
+                .map(|id| id.0.clone())
+                .unwrap_or_else(|| RequestId::generate().0);
+            let response = problem::response(&error, &request_id);
+            Ok(req.into_response(response))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_literals_bind_by_default() {
+        for host in ["127.0.0.1", "127.8.9.10", "::1", "[::1]"] {
+            assert!(
+                matches!(check_bind(host, false), Ok(BindTarget::Loopback(_))),
+                "{host}"
+            );
+        }
+        for host in [
+            "0.0.0.0",
+            "::",
+            "192.168.1.20",
+            "8.8.8.8",
+            "localhost",
+            "example.com",
+        ] {
+            assert!(check_bind(host, false).is_err(), "{host}");
+            assert!(check_bind(host, true).is_ok(), "{host}");
+        }
+    }
+
+    #[test]
+    fn loopback_policy_allows_this_machines_names_with_and_without_port() {
+        let bound: SocketAddr = "127.0.0.1:8123".parse().expect("a socket address literal");
+        let policy = HostPolicy::derive(&BindTarget::Loopback(bound.ip()), bound);
+        for ok in [
+            "localhost",
+            "localhost:8123",
+            "127.0.0.1:8123",
+            "[::1]:8123",
+            "LOCALHOST",
+        ] {
+            assert!(policy.allows_host(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "evil.example:8123",
+            "localhost:8124",
+            "127.0.0.1.nip.io",
+            "",
+            "[::1",
+        ] {
+            assert!(!policy.allows_host(bad), "{bad}");
+        }
+        assert!(policy.allows_origin("http://localhost:8123"));
+        assert!(!policy.allows_origin("http://evil.example"));
+        assert!(!policy.allows_origin("null"));
+    }
+
+    #[test]
+    fn routable_literals_are_unrestricted_and_unresolvable_names_fail_closed() {
+        let bound: SocketAddr = "0.0.0.0:9000".parse().expect("a socket address literal");
+        assert_eq!(
+            HostPolicy::derive(&BindTarget::Remote(bound.ip()), bound),
+            HostPolicy::Unrestricted
+        );
+        let name = BindTarget::Name("no-such-host.invalid".into());
+        let policy = HostPolicy::derive(&name, bound);
+        assert!(policy.allows_host("no-such-host.invalid:9000"));
+        assert!(!policy.allows_host("evil.example:9000"));
+    }
+}

@@ -1,0 +1,334 @@
+//! Streamable HTTP at `/mcp`, in the same actix app and port as REST.
+//!
+//! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
+//! and before anything is allocated for the request: Host and Origin again (this transport may
+//! be mounted in an app without [`host_guard`](crate::guard::host_guard)), `Accept` (406 unless
+//! it allows `application/json` or `text/event-stream`), `Content-Type` (415 unless JSON), the
+//! declared length (413), then the body, read up to
+//! [`Limits::max_body_bytes`](crate::Limits::max_body_bytes) and no further.
+//!
+//! Answers: a response frame as `application/json`, or as `text/event-stream` when the client
+//! accepts only that, or when a `tools/call` asks for progress (`_meta.progressToken`) and the
+//! client accepts a stream (progress events, then the response, then the stream ends); 202 with
+//! an empty body for notifications and responses.
+//!
+//! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
+//! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
+//! missing, 404 when unknown, expired or deleted); `DELETE` ends it. Stateless-era requests
+//! (2026-07-28) ignore sessions entirely. `GET` is 405: this server never pushes, so it offers
+//! no standalone stream.
+
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use groundkit_core::Error;
+use tokio::sync::mpsc;
+
+use super::jsonrpc::{self, Incoming, Message};
+use super::protocol::Revision;
+use super::server::{self, HttpHeaders, McpServer, Transport};
+use super::session::{Peer, SessionError};
+use crate::guard;
+use crate::middleware::RequestId;
+use crate::problem;
+use crate::state::AppState;
+
+/// The path MCP is served at.
+pub const PATH: &str = "/mcp";
+/// Session id header.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// Protocol version header.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// Mount `/mcp` for `state`.
+pub fn configure<Ctx: Send + Sync + 'static>(
+    state: &Arc<AppState<Ctx>>,
+    cfg: &mut web::ServiceConfig,
+) {
+    let server = Arc::new(McpServer::new(Arc::clone(state)));
+    let post_server = Arc::clone(&server);
+    let delete_server = Arc::clone(&server);
+    let other_server = server;
+    cfg.service(
+        web::resource(PATH)
+            .name("mcp")
+            .route(web::post().to(move |req: HttpRequest, body: web::Payload| {
+                post(Arc::clone(&post_server), req, body)
+            }))
+            .route(
+                web::delete().to(move |req: HttpRequest| delete(Arc::clone(&delete_server), req)),
+            )
+            .default_service(web::to(move |req: HttpRequest| {
+                other(Arc::clone(&other_server), req)
+            })),
+    );
+}
+
+fn refuse(error: &Error, req: &HttpRequest) -> HttpResponse {
+    problem::response(error, &RequestId::of(req))
+}
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// What the client's `Accept` allows.
+struct Accepts {
+    json: bool,
+    sse: bool,
+}
+
+fn accepts(req: &HttpRequest) -> Accepts {
+    let Some(accept) = header(req, "accept") else {
+        return Accepts {
+            json: true,
+            sse: true,
+        };
+    };
+    let ranges: Vec<String> = accept
+        .split(',')
+        .map(|r| {
+            r.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .collect();
+    let any = |wanted: &[&str]| ranges.iter().any(|r| wanted.contains(&r.as_str()));
+    Accepts {
+        json: any(&["application/json", "application/*", "*/*"]),
+        sse: any(&["text/event-stream", "text/*", "*/*"]),
+    }
+}
+
+fn is_json(req: &HttpRequest) -> bool {
+    req.mime_type().ok().flatten().is_some_and(|mime| {
+        mime.type_() == "application"
+            && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))
+    })
+}
+
+async fn read_body(
+    req: &HttpRequest,
+    mut body: web::Payload,
+    limit: usize,
+) -> Result<Bytes, Error> {
+    let declared = header(req, "content-length").and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|len| len > limit) {
+        return Err(Error::PayloadTooLarge { limit });
+    }
+    let mut bytes = web::BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|_| Error::InvalidRequest {
+            field: None,
+            message: "the request body could not be read".into(),
+        })?;
+        if bytes.len() + chunk.len() > limit {
+            return Err(Error::PayloadTooLarge { limit });
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes.freeze())
+}
+
+fn session_error(error: SessionError, id: &str) -> Error {
+    match error {
+        SessionError::Unknown => Error::NotFound {
+            resource: "session",
+            id: id.to_owned(),
+        },
+        SessionError::Full => Error::Overloaded,
+    }
+}
+
+fn missing_session() -> Error {
+    Error::InvalidRequest {
+        field: None,
+        message: "this request needs the Mcp-Session-Id header returned by initialize".into(),
+    }
+}
+
+async fn post<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    req: HttpRequest,
+    body: web::Payload,
+) -> HttpResponse {
+    let state = server.state();
+    if let Err(error) = guard::check(&state.hosts, req.headers()) {
+        return refuse(&error, &req);
+    }
+    let accept = accepts(&req);
+    if !accept.json && !accept.sse {
+        return refuse(&Error::NotAcceptable, &req);
+    }
+    if !is_json(&req) {
+        return refuse(&Error::UnsupportedMediaType, &req);
+    }
+    let bytes = match read_body(&req, body, state.limits.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(error) => return refuse(&error, &req),
+    };
+    let headers = HttpHeaders {
+        protocol_version: header(&req, VERSION_HEADER).map(str::to_owned),
+        method: header(&req, "mcp-method").map(str::to_owned),
+        name: header(&req, "mcp-name").map(str::to_owned),
+    };
+    let transport = Transport::Http(&headers);
+    let incoming = jsonrpc::parse(&bytes);
+
+    let request = match &incoming {
+        Incoming::Single(Message::Request(request)) => Some(request),
+        _ => None,
+    };
+    let stateless = match request {
+        Some(request) => server::is_stateless(request, transport),
+        None => headers
+            .protocol_version
+            .as_deref()
+            .and_then(|v| Revision::parse(v.trim()))
+            .is_some_and(Revision::is_stateless),
+    };
+    let initialize = request.is_some_and(|r| r.method == "initialize");
+    let malformed = matches!(incoming, Incoming::Single(Message::Invalid(_)));
+    let progress = request.is_some_and(|r| {
+        r.method == "tools/call"
+            && r.params
+                .as_ref()
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get("progressToken"))
+                .is_some()
+    });
+
+    if !stateless && !malformed {
+        if let Some(version) = &headers.protocol_version {
+            if Revision::parse(version.trim()).is_none() {
+                return refuse(
+                    &Error::InvalidRequest {
+                        field: None,
+                        message: format!(
+                            "unsupported MCP-Protocol-Version; this server speaks {}",
+                            Revision::supported().join(", ")
+                        ),
+                    },
+                    &req,
+                );
+            }
+        }
+    }
+    let peer = if stateless || initialize || malformed {
+        Peer::new()
+    } else {
+        match header(&req, SESSION_HEADER) {
+            None => return refuse(&missing_session(), &req),
+            Some(id) => match state.mcp.sessions.get(id) {
+                Ok(peer) => peer,
+                Err(error) => return refuse(&session_error(error, id), &req),
+            },
+        }
+    };
+
+    let request_id = RequestId::of(&req);
+    if progress && accept.sse {
+        return stream(server, peer, incoming, headers, request_id);
+    }
+    let reply = server
+        .handle_incoming(&peer, incoming, transport, &request_id, None)
+        .await;
+    let Some(reply) = reply else {
+        return HttpResponse::Accepted().finish();
+    };
+    let mut response =
+        HttpResponse::build(StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK));
+    if reply.initialized && !stateless {
+        match state.mcp.sessions.create(Arc::clone(&peer)) {
+            Ok(id) => {
+                response.insert_header((HeaderName::from_static(SESSION_HEADER), id));
+            }
+            Err(error) => return refuse(&session_error(error, ""), &req),
+        }
+    }
+    if accept.json {
+        response.content_type("application/json").body(reply.body)
+    } else {
+        response
+            .content_type("text/event-stream")
+            .insert_header((header::CACHE_CONTROL, "no-cache"))
+            .body(sse_event(&reply.body))
+    }
+}
+
+fn sse_event(frame: &str) -> String {
+    format!("event: message\ndata: {frame}\n\n")
+}
+
+/// Answer as a stream: progress notifications as they happen, then the response.
+fn stream<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    peer: Arc<Peer>,
+    incoming: Incoming,
+    headers: HttpHeaders,
+    request_id: String,
+) -> HttpResponse {
+    let (tx, rx) = mpsc::unbounded_channel::<String>();
+    actix_web::rt::spawn(async move {
+        let reply = server
+            .handle_incoming(
+                &peer,
+                incoming,
+                Transport::Http(&headers),
+                &request_id,
+                Some(&tx),
+            )
+            .await;
+        if let Some(reply) = reply {
+            let _ = tx.send(reply.body);
+        }
+    });
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        let frame = rx.recv().await?;
+        Some((
+            Ok::<_, actix_web::Error>(Bytes::from(sse_event(&frame))),
+            rx,
+        ))
+    });
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .streaming(events)
+}
+
+async fn delete<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    req: HttpRequest,
+) -> HttpResponse {
+    let state = server.state();
+    if let Err(error) = guard::check(&state.hosts, req.headers()) {
+        return refuse(&error, &req);
+    }
+    let Some(id) = header(&req, SESSION_HEADER) else {
+        return refuse(&missing_session(), &req);
+    };
+    match state.mcp.sessions.remove(id) {
+        Ok(()) => HttpResponse::NoContent().finish(),
+        Err(error) => refuse(&session_error(error, id), &req),
+    }
+}
+
+async fn other<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    req: HttpRequest,
+) -> HttpResponse {
+    if let Err(error) = guard::check(&server.state().hosts, req.headers()) {
+        return refuse(&error, &req);
+    }
+    let mut response = refuse(&Error::MethodNotAllowed, &req);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+    response
+}

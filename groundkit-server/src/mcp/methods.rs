@@ -1,0 +1,227 @@
+//! The method table: one jsonrpsee [`RpcModule`] holding every MCP method this server answers.
+//!
+//! The table sees named params and a [`Call`] (revision, peer, request id, progress sink) in the
+//! per-call [`Extensions`]; the framing layer in [`super::server`] decides everything about ids,
+//! eras and transports before a method runs. Methods return `Result<Value, ErrorObjectOwned>`;
+//! nothing here formats a frame.
+
+use std::sync::Arc;
+
+use groundkit_core::error::rpc_code;
+use jsonrpsee::RpcModule;
+use jsonrpsee::core::server::{Extensions, Methods};
+use jsonrpsee::types::{ErrorObjectOwned, Params};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::progress::{self, ProgressSink};
+use super::protocol::{self, Revision};
+use super::session::Peer;
+use super::tools;
+use crate::invoke::invoke;
+use crate::state::AppState;
+
+/// Every method name in the table, for the framing layer's era rules.
+pub const METHODS: &[&str] = &[
+    "initialize",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "server/discover",
+];
+
+/// Methods of the handshake era only (answered -32601 to a stateless-era request).
+pub const HANDSHAKE_ONLY: &[&str] = &["initialize", "notifications/initialized", "ping"];
+
+/// What one call knows about where it came from.
+#[derive(Clone)]
+pub struct Call {
+    /// The revision the request is served under.
+    pub revision: Revision,
+    /// The conversation it belongs to.
+    pub peer: Arc<Peer>,
+    /// Request id for logs and error bodies.
+    pub request_id: String,
+    /// Where progress notifications go, when the transport can stream them.
+    pub notify: Option<UnboundedSender<String>>,
+}
+
+type RpcResult = Result<Value, ErrorObjectOwned>;
+
+fn rpc_error(code: i32, message: impl Into<String>) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(code, message.into(), None::<()>)
+}
+
+fn invalid_params(message: impl Into<String>) -> ErrorObjectOwned {
+    rpc_error(rpc_code::INVALID_PARAMS, message)
+}
+
+fn params_of(params: &Params<'_>) -> Map<String, Value> {
+    params
+        .as_str()
+        .and_then(|raw| serde_json::from_str::<Map<String, Value>>(raw).ok())
+        .unwrap_or_default()
+}
+
+fn call_of(ext: &Extensions) -> Result<Call, ErrorObjectOwned> {
+    ext.get::<Call>()
+        .cloned()
+        .ok_or_else(|| rpc_error(rpc_code::INTERNAL_ERROR, "Internal error"))
+}
+
+/// Build the table for `state`.
+pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
+    let mut module = RpcModule::from_arc(state);
+    let registered = [
+        module
+            .register_async_method("initialize", |params, state, ext| async move {
+                initialize(&state, &params_of(&params), call_of(&ext)?)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("notifications/initialized", |_, _, _| async {
+                RpcResult::Ok(Value::Null)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("notifications/cancelled", |params, state, ext| async move {
+                let call = call_of(&ext)?;
+                if let Some(id) = params_of(&params).get("requestId") {
+                    state.mcp.in_flight.cancel(call.peer.id(), &id.to_string());
+                }
+                RpcResult::Ok(Value::Null)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("ping", |_, _, _| async { RpcResult::Ok(json!({})) })
+            .map(|_| ()),
+        module
+            .register_async_method("tools/list", |params, state, ext| async move {
+                tools_list(&state, &params_of(&params), &call_of(&ext)?)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("tools/call", |params, state, ext| async move {
+                tools_call(&state, params_of(&params), call_of(&ext)?).await
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("server/discover", |_, state, _| async move {
+                RpcResult::Ok(discover(&state))
+            })
+            .map(|_| ()),
+    ];
+    for result in registered {
+        if let Err(err) = result {
+            // The names above are distinct literals; a clash is a programming error.
+            unreachable!("MCP method table: {err}");
+        }
+    }
+    module.into()
+}
+
+/// What this server can do, as advertised: tools only (no logging, prompts or resources, so
+/// their methods answer -32601).
+fn capabilities() -> Value {
+    json!({ "tools": { "listChanged": false } })
+}
+
+fn server_info<Ctx>(state: &AppState<Ctx>) -> Value {
+    json!({ "name": state.info.title, "version": state.info.version })
+}
+
+fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: Call) -> RpcResult {
+    let requested = params.get("protocolVersion").and_then(Value::as_str);
+    let revision = Revision::negotiate(requested);
+    call.peer.set_negotiated(revision);
+    Ok(json!({
+        "protocolVersion": revision.as_str(),
+        "capabilities": capabilities(),
+        "serverInfo": server_info(state),
+    }))
+}
+
+fn discover<Ctx>(state: &AppState<Ctx>) -> Value {
+    json!({
+        "supportedVersions": Revision::supported(),
+        "capabilities": capabilities(),
+        "ttlMs": tools::LIST_TTL_MS,
+        "cacheScope": "public",
+        "resultType": "complete",
+        "_meta": { protocol::META_SERVER_INFO: server_info(state) },
+    })
+}
+
+fn tools_list<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Call) -> RpcResult {
+    let cursor = match params.get("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(cursor)) => Some(cursor.as_str()),
+        Some(_) => return Err(invalid_params("Invalid params: cursor must be a string")),
+    };
+    let (page, next) = tools::page(state.registry.tools(), cursor, tools::PAGE_SIZE)
+        .map_err(|_| invalid_params("Invalid params: unknown cursor"))?;
+    let mut result = json!({
+        "tools": page.iter().map(|spec| tools::definition(spec, call.revision)).collect::<Vec<_>>(),
+    });
+    if let Some(next) = next {
+        result["nextCursor"] = json!(next);
+    }
+    if call.revision.is_stateless() {
+        result["ttlMs"] = json!(tools::LIST_TTL_MS);
+        result["cacheScope"] = json!("public");
+        result["resultType"] = json!("complete");
+    }
+    Ok(result)
+}
+
+async fn tools_call<Ctx: Send + Sync + 'static>(
+    state: &AppState<Ctx>,
+    mut params: Map<String, Value>,
+    call: Call,
+) -> RpcResult {
+    let name = match params.get("name") {
+        Some(Value::String(name)) => name.clone(),
+        _ => return Err(invalid_params("Invalid params: name must be a string")),
+    };
+    let Some(spec) = state.registry.get(&name) else {
+        return Err(invalid_params(format!(
+            "Invalid params: unknown tool '{name}'"
+        )));
+    };
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(Value::Object(arguments)) => Value::Object(arguments),
+        Some(_) => {
+            return Err(invalid_params(
+                "Invalid params: arguments must be an object",
+            ));
+        }
+    };
+    let token = params
+        .get("_meta")
+        .and_then(|meta| meta.get("progressToken"))
+        .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+        .cloned();
+    let sink = token
+        .zip(call.notify.clone())
+        .map(|(token, out)| ProgressSink::new(token, out));
+    let outcome = progress::scope(sink, invoke(state, spec, arguments)).await;
+    let mut result = match outcome {
+        Ok(output) => tools::success(output, call.revision),
+        Err(error) => {
+            crate::problem::log(&error, &call.request_id);
+            match tools::failure(&error, &call.request_id, call.revision) {
+                tools::Failure::Result(result) => result,
+                tools::Failure::Protocol(code, message, data) => {
+                    return Err(ErrorObjectOwned::owned(code, message, Some(data)));
+                }
+            }
+        }
+    };
+    if call.revision.is_stateless() {
+        result["resultType"] = json!("complete");
+    }
+    Ok(result)
+}

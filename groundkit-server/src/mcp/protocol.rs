@@ -1,0 +1,170 @@
+//! The protocol revisions this server speaks, and the rules that differ between them.
+//!
+//! Two eras: the handshake era (2025-03-26, 2025-06-18, 2025-11-25: `initialize`, then optional
+//! sessions) and the stateless era (2026-07-28: no `initialize`, every request carries its
+//! version and client capabilities in `params._meta`, `server/discover` replaces the handshake).
+//! Everything that depends on the revision asks a [`Revision`] rather than comparing strings.
+
+use serde_json::{Map, Value};
+
+/// `_meta` key carrying the protocol version of a stateless-era request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key carrying the client capabilities of a stateless-era request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key carrying the server's name and version on a `server/discover` result.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// JSON-RPC codes the stateless era adds (the 2026-07-28 schema defines them; none is invented).
+pub mod code {
+    /// A request header disagrees with the body (or is missing).
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// The requested protocol version is not one this server implements.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// A protocol revision this server implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Revision {
+    /// Streamable HTTP, batching, tool annotations.
+    V2025_03_26,
+    /// Batching removed; `outputSchema`, `structuredContent`, `title`; version header required.
+    V2025_06_18,
+    /// Origin 403, argument errors as tool results, JSON Schema 2020-12 default.
+    V2025_11_25,
+    /// Stateless: `server/discover`, per-request `_meta`, `Mcp-Method`/`Mcp-Name`, cache hints.
+    V2026_07_28,
+}
+
+impl Revision {
+    /// Every supported revision, oldest first.
+    pub const ALL: [Revision; 4] = [
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+    ];
+
+    /// The newest handshake-era revision: the answer to an `initialize` asking for a version
+    /// this server does not know.
+    pub const LATEST_HANDSHAKE: Revision = Revision::V2025_11_25;
+
+    /// What a request without any version information is treated as (the transport spec's
+    /// rule for a missing `MCP-Protocol-Version` header).
+    pub const ASSUMED: Revision = Revision::V2025_03_26;
+
+    /// The wire string.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Revision::V2025_03_26 => "2025-03-26",
+            Revision::V2025_06_18 => "2025-06-18",
+            Revision::V2025_11_25 => "2025-11-25",
+            Revision::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// The revision named by `s`, if this server implements it.
+    pub fn parse(s: &str) -> Option<Revision> {
+        Self::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// Whether this is the stateless era (no handshake, no sessions, `_meta` on every request).
+    pub const fn is_stateless(self) -> bool {
+        matches!(self, Revision::V2026_07_28)
+    }
+
+    /// Whether a JSON array of messages is accepted (2025-03-26 only).
+    pub const fn allows_batches(self) -> bool {
+        matches!(self, Revision::V2025_03_26)
+    }
+
+    /// Whether tool definitions carry `title` and `outputSchema`, and results `structuredContent`.
+    pub const fn has_structured_output(self) -> bool {
+        !matches!(self, Revision::V2025_03_26)
+    }
+
+    /// The version an `initialize` asking for `requested` is answered with: the same one when
+    /// it is a handshake-era version this server implements, else the latest handshake version
+    /// (never an error: the client decides whether it can live with the answer).
+    pub fn negotiate(requested: Option<&str>) -> Revision {
+        match requested.and_then(Revision::parse) {
+            Some(r) if !r.is_stateless() => r,
+            _ => Revision::LATEST_HANDSHAKE,
+        }
+    }
+
+    /// The supported versions as wire strings, oldest first.
+    pub fn supported() -> Vec<&'static str> {
+        Self::ALL.iter().map(|r| r.as_str()).collect()
+    }
+}
+
+impl std::fmt::Display for Revision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a stateless-era request's `params._meta` says about itself.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetaVersion {
+    /// No `_meta` protocol version: a handshake-era request.
+    Absent,
+    /// A version string, supported or not.
+    Present(String),
+}
+
+/// The `_meta` protocol version of `params`, if it names one.
+pub fn meta_version(params: Option<&Map<String, Value>>) -> MetaVersion {
+    match params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+    {
+        Some(Value::String(v)) => MetaVersion::Present(v.clone()),
+        Some(_) => MetaVersion::Present(String::new()),
+        None => MetaVersion::Absent,
+    }
+}
+
+/// Why a stateless-era request's `_meta` is refused, if it is.
+pub fn check_meta(params: Option<&Map<String, Value>>) -> Result<String, &'static str> {
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .ok_or("this request must carry params._meta with the protocol version and client capabilities")?;
+    let version = meta
+        .get(META_PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .ok_or("params._meta must carry io.modelcontextprotocol/protocolVersion as a string")?;
+    if !meta
+        .get(META_CLIENT_CAPABILITIES)
+        .is_some_and(Value::is_object)
+    {
+        return Err(
+            "params._meta must carry io.modelcontextprotocol/clientCapabilities as an object",
+        );
+    }
+    Ok(version.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_versions_negotiate_to_the_latest_handshake_version() {
+        assert_eq!(
+            Revision::negotiate(Some("1999-01-01")),
+            Revision::V2025_11_25
+        );
+        assert_eq!(Revision::negotiate(None), Revision::V2025_11_25);
+        assert_eq!(
+            Revision::negotiate(Some("2026-07-28")),
+            Revision::V2025_11_25
+        );
+        assert_eq!(
+            Revision::negotiate(Some("2025-06-18")),
+            Revision::V2025_06_18
+        );
+    }
+}

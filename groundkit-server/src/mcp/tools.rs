@@ -1,0 +1,133 @@
+//! `tools/list` and `tools/call` rendering: registry specs in, MCP JSON out.
+//!
+//! Nothing here knows a tool by name: definitions are rendered from [`ToolSpec`]s in registry
+//! order, and results and errors from the one error mapping. The MCP surface can therefore serve
+//! exactly the registry and nothing else.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use groundkit_core::{Error, McpRendering, ToolSpec};
+use serde_json::{Map, Value, json};
+
+use super::protocol::Revision;
+
+/// Tools per `tools/list` page. Clients follow `nextCursor` until it is absent.
+pub const PAGE_SIZE: usize = 50;
+
+/// How long a stateless-era client may cache `tools/list` (the registry is fixed for the life of
+/// the process, and the same for every caller, hence `public`).
+pub const LIST_TTL_MS: u64 = 60_000;
+
+/// One tool as `tools/list` describes it.
+pub fn definition(spec: &ToolSpec, revision: Revision) -> Value {
+    let mut tool = Map::new();
+    tool.insert("name".into(), json!(spec.name()));
+    if revision.has_structured_output() {
+        if let Some(title) = spec.title() {
+            tool.insert("title".into(), json!(title));
+        }
+    }
+    tool.insert("description".into(), json!(spec.description()));
+    tool.insert("inputSchema".into(), spec.input_schema());
+    if revision.has_structured_output() {
+        tool.insert("outputSchema".into(), spec.output_schema());
+    }
+    let mut annotations = Map::new();
+    if let Some(title) = spec.title() {
+        annotations.insert("title".into(), json!(title));
+    }
+    annotations.insert(
+        "readOnlyHint".into(),
+        json!(spec.side_effect().is_read_only()),
+    );
+    tool.insert("annotations".into(), Value::Object(annotations));
+    Value::Object(tool)
+}
+
+/// Why a cursor is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidCursor;
+
+/// One page of `tools`, starting after `cursor`: the page and the cursor of the next, if any.
+///
+/// A cursor is the opaque encoding of the last name on the previous page, so it stays valid
+/// across calls and names exactly one position; anything that does not decode to a listed name is
+/// refused.
+pub fn page<'a>(
+    tools: &'a [&'static ToolSpec],
+    cursor: Option<&str>,
+    size: usize,
+) -> Result<(&'a [&'static ToolSpec], Option<String>), InvalidCursor> {
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => {
+            let name = URL_SAFE_NO_PAD
+                .decode(cursor)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .ok_or(InvalidCursor)?;
+            tools
+                .iter()
+                .position(|spec| spec.name() == name)
+                .ok_or(InvalidCursor)?
+                + 1
+        }
+    };
+    let end = (start + size.max(1)).min(tools.len());
+    let page = &tools[start.min(end)..end];
+    let next = (end < tools.len())
+        .then(|| page.last().map(|last| URL_SAFE_NO_PAD.encode(last.name())))
+        .flatten();
+    Ok((page, next))
+}
+
+/// The `tools/call` result of a successful call: the output as `structuredContent` and the same
+/// JSON as a text block.
+pub fn success(output: Value, revision: Revision) -> Value {
+    let mut result = json!({
+        "content": [{ "type": "text", "text": output.to_string() }],
+        "isError": false,
+    });
+    if revision.has_structured_output() {
+        result["structuredContent"] = output;
+    }
+    result
+}
+
+/// How a failed call is answered: a result the model can read, or a protocol error.
+pub enum Failure {
+    /// A `tools/call` result with `isError: true`.
+    Result(Value),
+    /// A JSON-RPC error: code, message, data.
+    Protocol(i32, String, Value),
+}
+
+/// Render `error` through the one mapping. The text shown is [`Error::public_detail`]: never a
+/// cause, a path or `Debug` output.
+pub fn failure(error: &Error, request_id: &str, revision: Revision) -> Failure {
+    let mapping = error.mapping();
+    let mut body = json!({
+        "kind": mapping.kind,
+        "detail": error.public_detail(),
+        "request_id": request_id,
+    });
+    if let Some(field) = error.field() {
+        body["field"] = json!(field);
+    }
+    match mapping.mcp {
+        McpRendering::ToolResult => {
+            let mut result = json!({
+                "content": [{ "type": "text", "text": body.to_string() }],
+                "isError": true,
+            });
+            if revision.has_structured_output() {
+                result["structuredContent"] = body;
+            }
+            Failure::Result(result)
+        }
+        McpRendering::Protocol(code) => {
+            let message = error.public_detail().into_owned();
+            Failure::Protocol(code, message, body)
+        }
+    }
+}
