@@ -2,5 +2,7 @@
 //!
 //! [`hello`] is a small read-only tool set with nothing to do with retrieval: a GET with path
 //! parameters, a no-argument GET, and a POST with a bounded free-text field and a nested output.
+//! [`conformance`] holds the fixture tools the official MCP conformance suite calls by name.
 
+pub mod conformance;
 pub mod hello;

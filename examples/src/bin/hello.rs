@@ -1,4 +1,5 @@
-//! Serve the hello tool set: `cargo run -p groundkit-examples --bin hello -- --port 8080`.
+//! Serve the hello tool set: `cargo run -p groundkit-examples --bin hello -- --port 8080` for REST
+//! and MCP over HTTP (`/mcp`), or `-- --stdio` for MCP on stdin/stdout.
 
 use std::process::ExitCode;
 
@@ -9,7 +10,7 @@ use groundkit_examples::hello::HelloContext;
 use groundkit_server::serve::{self, ServeArgs};
 use groundkit_server::{AppState, Limits};
 
-/// Serve the hello example tools over REST.
+/// Serve the hello example tools over REST and MCP (HTTP or stdio).
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Cli {

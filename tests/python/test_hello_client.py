@@ -1,0 +1,85 @@
+"""The Python MCP SDK 2.x client against the `hello` example, over stdio and Streamable HTTP, in both
+protocol eras: `mode="auto"` probes `server/discover` (2026-07-28), `mode="legacy"` runs the
+`initialize` handshake."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from mcp import Client, MCPError
+
+pytestmark = pytest.mark.anyio
+
+MODES = ["auto", "legacy"]
+EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_connects_promptly_in_both_eras(target: object, mode: str) -> None:
+    started = time.monotonic()
+    async with Client(target, mode=mode) as client:
+        assert client.protocol_version == EXPECTED_VERSION[mode]
+        assert client.server_info is not None
+        assert client.server_info.name == "groundkit hello"
+        assert client.server_capabilities.tools is not None
+        assert client.server_capabilities.logging is None
+    # A discover probe the server did not answer would cost the client a 10 s timeout.
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_lists_exactly_the_registry_tools_as_read_only(target: object, mode: str) -> None:
+    async with Client(target, mode=mode) as client:
+        result = await client.list_tools()
+    names = [tool.name for tool in result.tools]
+    assert names == ["greet", "list_languages", "text_stats"]
+    for tool in result.tools:
+        assert tool.description
+        assert tool.input_schema["type"] == "object"
+        assert "$schema" not in tool.input_schema
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+    greet = next(tool for tool in result.tools if tool.name == "greet")
+    assert greet.title == "Greet someone"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_calls_each_tool_and_gets_structured_content_and_the_same_json_as_text(
+    target: object, mode: str
+) -> None:
+    async with Client(target, mode=mode) as client:
+        greet = await client.call_tool("greet", {"language": "sw", "name": "Amani"})
+        languages = await client.call_tool("list_languages", {})
+        stats = await client.call_tool("text_stats", {"text": "the cat and the hat", "top": 1})
+    for result in (greet, languages, stats):
+        assert result.is_error is False
+        assert json.loads(result.content[0].text) == result.structured_content
+    assert greet.structured_content["message"] == "Habari, Amani!"
+    assert [lang["code"] for lang in languages.structured_content["languages"]] == ["de", "en", "es", "fr", "sw"]
+    assert stats.structured_content["words"] == 5
+    assert stats.structured_content["top_words"] == [{"word": "the", "count": 2}]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_validation_error_comes_back_as_is_error_with_kind_and_request_id(target: object, mode: str) -> None:
+    async with Client(target, mode=mode) as client:
+        bad_bound = await client.call_tool("greet", {"language": "EN", "name": "Ann"})
+        bad_type = await client.call_tool("text_stats", {"text": 42})
+        not_found = await client.call_tool("greet", {"language": "xx", "name": "Ann"})
+    for result, kind in ((bad_bound, "validation_error"), (bad_type, "invalid_request"), (not_found, "not_found")):
+        assert result.is_error is True
+        body = json.loads(result.content[0].text)
+        assert body["kind"] == kind
+        assert len(body["request_id"]) == 32
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_unknown_tool_raises_invalid_params(target: object, mode: str) -> None:
+    async with Client(target, mode=mode) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("no_such_tool", {})
+        assert raised.value.code == -32602
+        # The connection survives the error.
+        assert (await client.list_tools()).tools
