@@ -64,6 +64,18 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
 ) -> std::io::Result<()> {
+    http_server(state, listener)?.await
+}
+
+/// The configured HTTP server for `state` on `listener`, not yet awaited (its
+/// [`handle`](actix_web::dev::Server::handle) stops it). Must be called inside an actix system.
+///
+/// Header and disconnect timeouts come from [`Limits`](crate::Limits): a client that has not
+/// sent a request's headers within `header_timeout` gets 408 and the connection is closed.
+pub fn http_server<Ctx: Send + Sync + 'static>(
+    state: Arc<AppState<Ctx>>,
+    listener: std::net::TcpListener,
+) -> std::io::Result<actix_web::dev::Server> {
     let addr: SocketAddr = listener.local_addr()?;
     tracing::info!(
         %addr,
@@ -72,10 +84,9 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
         mcp::http::PATH
     );
     let limits = state.limits.clone();
-    HttpServer::new(move || app::build(Arc::clone(&state)))
+    Ok(HttpServer::new(move || app::build(Arc::clone(&state)))
         .client_request_timeout(limits.header_timeout)
         .client_disconnect_timeout(limits.disconnect_timeout)
         .listen(listener)?
-        .run()
-        .await
+        .run())
 }

@@ -1,0 +1,4 @@
+//! MCP over stdio and Streamable HTTP, and the serving-safety guards, against real servers.
+
+mod framing;
+mod support;

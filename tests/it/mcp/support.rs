@@ -1,0 +1,406 @@
+//! Helpers for the MCP and serving-safety tests: real servers on loopback, a raw HTTP/1.1
+//! client (so Host, Origin and framing are exactly what the test says, byte for byte), an
+//! in-process stdio connection, and a small tool set with a gate, a panic and progress.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use garde::Validate;
+use groundkit_core::openapi::ApiInfo;
+use groundkit_core::{Error, Registry, tool};
+use groundkit_examples::hello::HelloContext;
+use groundkit_server::mcp::progress;
+use groundkit_server::{AppState, Limits, mcp, serve};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::sync::Semaphore;
+
+// ---------------------------------------------------------------------------------------------
+// A tool set for exercising the call path: a gated call, a panic, progress.
+
+/// Context of the test tools: a gate the `gated` tool waits on, and a count of finished calls.
+#[derive(Clone)]
+pub struct TestContext {
+    /// `gated` waits for a permit here; add permits to let calls finish.
+    pub gate: Arc<Semaphore>,
+    /// Calls of `gated` that ran to completion.
+    pub finished: Arc<AtomicUsize>,
+}
+
+impl Default for TestContext {
+    fn default() -> Self {
+        Self {
+            gate: Arc::new(Semaphore::new(0)),
+            finished: Arc::default(),
+        }
+    }
+}
+
+/// Arguments of `gated`: how long to sleep after passing the gate.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct GatedRequest {
+    /// Milliseconds to sleep once through the gate.
+    #[garde(range(max = 60_000))]
+    pub sleep_ms: u64,
+}
+
+/// An empty request.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Nothing {}
+
+/// A call's outcome.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct Done {
+    /// Always true.
+    pub done: bool,
+}
+
+/// Wait for the test's gate, sleep, and count the call as finished.
+#[tool(read_only, rest = "POST /test/gated")]
+pub async fn gated(ctx: &TestContext, request: GatedRequest) -> Result<Done, Error> {
+    let permit = ctx.gate.acquire().await;
+    drop(permit);
+    tokio::time::sleep(Duration::from_millis(request.sleep_ms)).await;
+    ctx.finished.fetch_add(1, Ordering::SeqCst);
+    Ok(Done { done: true })
+}
+
+/// Panic with a message naming a secret path, which must never reach a caller.
+#[tool(read_only, rest = "GET /test/boom")]
+pub async fn boom(_ctx: &TestContext, _request: Nothing) -> Result<Done, Error> {
+    panic!("cannot open /srv/secret/index.sqlite3")
+}
+
+/// Report progress 1, 1 (dropped: not increasing), 2 and 3 of 3.
+#[tool(read_only, rest = "GET /test/progress")]
+pub async fn stepper(_ctx: &TestContext, _request: Nothing) -> Result<Done, Error> {
+    for step in [1.0, 1.0, 2.0, 3.0] {
+        progress::report(step, Some(3.0), Some("stepping"));
+        tokio::task::yield_now().await;
+    }
+    Ok(Done { done: true })
+}
+
+fn info(title: &str) -> ApiInfo {
+    ApiInfo {
+        title: title.into(),
+        version: "0.0.0-test".into(),
+    }
+}
+
+/// State serving the hello tools.
+pub fn hello_state(limits: Limits) -> AppState<HelloContext> {
+    let registry = Registry::<HelloContext>::collect().expect("hello registry");
+    AppState::new(registry, HelloContext::default(), info("hello"), limits)
+}
+
+/// State serving the test tools, and a handle on their context.
+pub fn test_state(limits: Limits) -> (AppState<TestContext>, TestContext) {
+    let ctx = TestContext::default();
+    let registry = Registry::<TestContext>::collect().expect("test registry");
+    let state = AppState::new(registry, ctx.clone(), info("test"), limits);
+    (state, ctx)
+}
+
+// ---------------------------------------------------------------------------------------------
+// A real HTTP server on loopback.
+
+/// An HTTP server on 127.0.0.1, stopped when dropped.
+pub struct Server {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl Server {
+    /// Serve `state` on a free loopback port (its Host policy as set on the state).
+    pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(state);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let server = serve::http_server(state, listener).expect("http server");
+                let _ = tx.send(server.handle());
+                let _ = server.await;
+            });
+        });
+        let handle = rx.recv().expect("server handle");
+        Server { addr, handle }
+    }
+
+    /// `127.0.0.1:<port>`, the Host a well-behaved local client sends.
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.addr.port())
+    }
+
+    /// POST one JSON-RPC frame to `/mcp` with the usual client headers plus `extra`.
+    pub fn mcp(&self, body: &str, extra: &[(&str, &str)]) -> Response {
+        let host = self.host();
+        let mut headers = vec![
+            ("Host", host.as_str()),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        headers.extend_from_slice(extra);
+        request(self.addr, "POST", "/mcp", &headers, body.as_bytes())
+    }
+
+    /// Initialize a handshake-era session; returns its id.
+    pub fn initialize(&self) -> String {
+        let response = self.mcp(&initialize_frame(1, "2025-11-25"), &[]);
+        assert_eq!(response.status, 200, "{}", response.body);
+        response
+            .header("mcp-session-id")
+            .expect("a session id on the initialize response")
+            .to_owned()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.handle.stop(false));
+    }
+}
+
+/// An `initialize` request frame.
+pub fn initialize_frame(id: i64, version: &str) -> String {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": { "name": "groundkit-tests", "version": "0" }
+        }
+    })
+    .to_string()
+}
+
+/// The `_meta` of a stateless-era (2026-07-28) request.
+pub fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// A parsed HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers, names lower-cased, in order.
+    pub headers: Vec<(String, String)>,
+    /// Body (de-chunked).
+    pub body: String,
+}
+
+impl Response {
+    /// The first header named `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.body))
+    }
+
+    /// The `data:` payloads of an event-stream body, as JSON.
+    pub fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(|data| serde_json::from_str(data.trim()).expect("event data is JSON"))
+            .collect()
+    }
+}
+
+/// Send one HTTP/1.1 request with exactly these headers (plus `Content-Length` when there is a
+/// body and `Connection: close`) and read the whole response.
+pub fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if !body.is_empty() || method == "POST" {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(body);
+    raw(addr, &bytes)
+}
+
+/// Send raw bytes and read the whole response (the server closes the connection).
+pub fn raw(addr: SocketAddr, bytes: &[u8]) -> Response {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(bytes).expect("write request");
+    read_response(&mut stream)
+}
+
+/// Read a response from `stream` until the server closes it.
+pub fn read_response(stream: &mut TcpStream) -> Response {
+    let mut data = Vec::new();
+    let _ = stream.read_to_end(&mut data);
+    parse_response(&data)
+}
+
+fn parse_response(data: &[u8]) -> Response {
+    let text = String::from_utf8_lossy(data);
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no complete response: {text:?}"));
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || after.len() < size {
+            break;
+        }
+        out.push_str(&after[..size]);
+        rest = after[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// stdio, in process.
+
+/// One end of an in-process stdio connection to a server.
+pub struct Stdio {
+    to_server: Option<DuplexStream>,
+    from_server: BufReader<DuplexStream>,
+    /// Resolves when the server returns (after end of input).
+    pub done: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Stdio {
+    /// Serve `state` over an in-process pipe pair.
+    pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+        let (client_out, server_in) = tokio::io::duplex(64 * 1024);
+        let (server_out, client_in) = tokio::io::duplex(64 * 1024);
+        let done = tokio::spawn(mcp::stdio::serve(Arc::new(state), server_in, server_out));
+        Stdio {
+            to_server: Some(client_out),
+            from_server: BufReader::new(client_in),
+            done,
+        }
+    }
+
+    /// Send one line.
+    pub async fn send(&mut self, line: &str) {
+        let pipe = self.to_server.as_mut().expect("input still open");
+        pipe.write_all(line.as_bytes()).await.expect("write");
+        pipe.write_all(b"\n").await.expect("write");
+    }
+
+    /// The next line, as JSON; panics after `wait` without one.
+    pub async fn recv_within(&mut self, wait: Duration) -> Value {
+        self.try_recv(wait)
+            .await
+            .unwrap_or_else(|| panic!("no frame within {wait:?}"))
+    }
+
+    /// The next line, as JSON (waiting up to 10 s).
+    pub async fn recv(&mut self) -> Value {
+        self.recv_within(Duration::from_secs(10)).await
+    }
+
+    /// The next line within `wait`, if any.
+    pub async fn try_recv(&mut self, wait: Duration) -> Option<Value> {
+        let mut line = String::new();
+        match tokio::time::timeout(wait, self.from_server.read_line(&mut line)).await {
+            Ok(Ok(n)) if n > 0 => Some(
+                serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}")),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Close the server's input (end of file).
+    pub fn close(&mut self) {
+        self.to_server = None;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The real example binaries.
+
+/// Path of the `hello` binary, built on first use.
+///
+/// The tests package cannot see another package's `CARGO_BIN_EXE_*`, so the first test that
+/// needs it runs `cargo build -p groundkit-examples --bin hello` (a no-op when up to date) with
+/// the same cargo that runs the tests, and finds it next to this test binary's `deps/` folder.
+pub fn hello_bin() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = std::process::Command::new(cargo)
+                .args(["build", "-q", "-p", "groundkit-examples", "--bin", "hello"])
+                .status()
+                .expect("run cargo build");
+            assert!(status.success(), "building the hello binary failed");
+            let exe = std::env::current_exe().expect("test binary path");
+            let profile_dir = exe
+                .parent()
+                .and_then(|deps| deps.parent())
+                .expect("target/<profile>/deps");
+            let path = profile_dir.join("hello");
+            assert!(path.is_file(), "hello binary not found at {}", path.display());
+            path
+        })
+        .clone()
+}
