@@ -67,7 +67,11 @@ async fn null_float_and_structured_ids_are_refused_with_32600_and_never_get_a_re
 #[tokio::test]
 async fn malformed_json_is_32700_with_null_id_and_the_connection_keeps_serving() {
     let mut stdio = initialized(Limits::default()).await;
-    for junk in [r#"{"jsonrpc":"2.0","id":1,"method":"ping""#, "not json", "{]"] {
+    for junk in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping""#,
+        "not json",
+        "{]",
+    ] {
         stdio.send(junk).await;
         let frame = stdio.recv().await;
         assert_eq!(frame["error"]["code"], -32700, "{junk}");
@@ -104,7 +108,9 @@ async fn unknown_methods_are_32601_and_positional_params_are_32602() {
     let mut stdio = initialized(Limits::default()).await;
     for method in ["resources/list", "prompts/list", "logging/setLevel", "nope"] {
         stdio
-            .send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#))
+            .send(&format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#
+            ))
             .await;
         assert_eq!(stdio.recv().await["error"]["code"], -32601, "{method}");
     }
@@ -158,8 +164,16 @@ async fn batches_are_answered_per_message_in_2025_03_26_only() {
         .await;
     let batch = stdio.recv().await;
     let answers = batch.as_array().expect("a batch answer is an array");
-    assert_eq!(answers.len(), 2, "the notification is not answered: {batch}");
-    assert!(answers.iter().any(|a| a["id"] == "a" && a["result"] == json!({})));
+    assert_eq!(
+        answers.len(),
+        2,
+        "the notification is not answered: {batch}"
+    );
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == "a" && a["result"] == json!({}))
+    );
     assert!(
         answers
             .iter()
@@ -190,7 +204,7 @@ async fn batches_are_answered_per_message_in_2025_03_26_only() {
 
 #[tokio::test]
 async fn an_unknown_version_is_answered_with_the_latest_and_requests_before_initialized_are_served()
- {
+{
     let mut stdio = Stdio::start(hello_state(Limits::default()));
     stdio.send(&ping("0")).await;
     assert_eq!(
@@ -206,7 +220,9 @@ async fn an_unknown_version_is_answered_with_the_latest_and_requests_before_init
         result["capabilities"].get("logging").is_none(),
         "only implemented capabilities"
     );
-    assert!(result["serverInfo"]["name"].is_string() && result["serverInfo"]["version"].is_string());
+    assert!(
+        result["serverInfo"]["name"].is_string() && result["serverInfo"]["version"].is_string()
+    );
     // No notifications/initialized yet: tools/list is still served.
     stdio
         .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
@@ -249,14 +265,16 @@ async fn stateless_requests_name_their_version_in_meta_and_get_cache_hints() {
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "hello"
     );
-    let list = json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta": modern_meta()}});
+    let list =
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta": modern_meta()}});
     stdio.send(&list.to_string()).await;
     let result = stdio.recv().await["result"].clone();
     assert!(result["ttlMs"].as_u64().is_some());
     assert_eq!(result["cacheScope"], "public");
     assert_eq!(result["resultType"], "complete");
     for removed in ["initialize", "ping"] {
-        let frame = json!({"jsonrpc":"2.0","id":3,"method":removed,"params":{"_meta": modern_meta()}});
+        let frame =
+            json!({"jsonrpc":"2.0","id":3,"method":removed,"params":{"_meta": modern_meta()}});
         stdio.send(&frame.to_string()).await;
         assert_eq!(stdio.recv().await["error"]["code"], -32601, "{removed}");
     }

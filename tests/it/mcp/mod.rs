@@ -1,4 +1,6 @@
 //! MCP over stdio and Streamable HTTP, and the serving-safety guards, against real servers.
 
 mod framing;
+mod http;
 mod support;
+mod tools;

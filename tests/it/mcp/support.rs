@@ -399,7 +399,11 @@ pub fn hello_bin() -> PathBuf {
                 .and_then(|deps| deps.parent())
                 .expect("target/<profile>/deps");
             let path = profile_dir.join("hello");
-            assert!(path.is_file(), "hello binary not found at {}", path.display());
+            assert!(
+                path.is_file(),
+                "hello binary not found at {}",
+                path.display()
+            );
             path
         })
         .clone()
