@@ -329,6 +329,43 @@ mod tests {
     }
 
     #[test]
+    fn missing_or_duplicated_host_is_refused_whatever_forwarding_headers_say() {
+        use actix_web::http::header::{HeaderName, HeaderValue};
+        let policy = HostPolicy::loopback(None, None);
+        let header = |name: &'static str, value: &'static str| {
+            (
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            )
+        };
+        let headers = |pairs: &[(HeaderName, HeaderValue)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(name.clone(), value.clone());
+            }
+            map
+        };
+        let forwarded = header("x-forwarded-host", "localhost");
+        assert!(matches!(
+            check(&policy, &headers(&[forwarded])),
+            Err(Error::ForbiddenHost)
+        ));
+        let twice = headers(&[header("host", "localhost"), header("host", "localhost")]);
+        assert!(matches!(check(&policy, &twice), Err(Error::ForbiddenHost)));
+        let good = headers(&[header("host", "localhost")]);
+        assert!(check(&policy, &good).is_ok());
+        let two_origins = headers(&[
+            header("host", "localhost"),
+            header("origin", "http://localhost"),
+            header("origin", "http://localhost"),
+        ]);
+        assert!(matches!(
+            check(&policy, &two_origins),
+            Err(Error::ForbiddenOrigin)
+        ));
+    }
+
+    #[test]
     fn routable_literals_are_unrestricted_and_unresolvable_names_fail_closed() {
         let bound: SocketAddr = "0.0.0.0:9000".parse().expect("a socket address literal");
         assert_eq!(

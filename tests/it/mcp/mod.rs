@@ -1,6 +1,7 @@
 //! MCP over stdio and Streamable HTTP, and the serving-safety guards, against real servers.
 
 mod framing;
+mod guard;
 mod http;
 mod support;
 mod tools;

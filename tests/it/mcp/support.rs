@@ -13,6 +13,7 @@ use garde::Validate;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_core::{Error, Registry, tool};
 use groundkit_examples::hello::HelloContext;
+use groundkit_server::guard::{BindTarget, HostPolicy};
 use groundkit_server::mcp::progress;
 use groundkit_server::{AppState, Limits, mcp, serve};
 use schemars::JsonSchema;
@@ -121,10 +122,14 @@ pub struct Server {
 }
 
 impl Server {
-    /// Serve `state` on a free loopback port (its Host policy as set on the state).
-    pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+    /// Serve `state` on a free loopback port, with the Host policy `serve::run` derives for that
+    /// bind (unless the test set another one on the state).
+    pub fn start<Ctx: Send + Sync + 'static>(mut state: AppState<Ctx>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
+        if state.hosts == HostPolicy::default() {
+            state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
+        }
         let state = Arc::new(state);
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -261,11 +266,41 @@ pub fn raw(addr: SocketAddr, bytes: &[u8]) -> Response {
     read_response(&mut stream)
 }
 
-/// Read a response from `stream` until the server closes it.
+/// Read one response from `stream`: the head, then as much body as `Content-Length` or the
+/// chunked encoding says (or everything until the server closes the connection).
 pub fn read_response(stream: &mut TcpStream) -> Response {
     let mut data = Vec::new();
-    let _ = stream.read_to_end(&mut data);
+    let mut buf = [0u8; 8192];
+    loop {
+        if complete(&data) {
+            break;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
     parse_response(&data)
+}
+
+/// Whether `data` holds a whole response.
+fn complete(data: &[u8]) -> bool {
+    let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&data[..end]).to_ascii_lowercase();
+    let body = &data[end + 4..];
+    if let Some(len) = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return body.len() >= len;
+    }
+    if head.contains("transfer-encoding: chunked") {
+        return body.ends_with(b"0\r\n\r\n");
+    }
+    false
 }
 
 fn parse_response(data: &[u8]) -> Response {
