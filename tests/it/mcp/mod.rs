@@ -3,5 +3,7 @@
 mod framing;
 mod guard;
 mod http;
+mod limits;
+mod stdio;
 mod support;
 mod tools;

@@ -130,7 +130,17 @@ impl Server {
         if state.hosts == HostPolicy::default() {
             state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
         }
-        let state = Arc::new(state);
+        Self::serve(Arc::new(state), listener)
+    }
+
+    /// Serve an already shared `state` (its Host policy as it is) on a free loopback port.
+    pub fn start_shared<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        Self::serve(state, listener)
+    }
+
+    fn serve<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>, listener: TcpListener) -> Self {
+        let addr = listener.local_addr().expect("local addr");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
@@ -363,9 +373,14 @@ pub struct Stdio {
 impl Stdio {
     /// Serve `state` over an in-process pipe pair.
     pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+        Self::start_shared(Arc::new(state))
+    }
+
+    /// Serve an already shared `state` over an in-process pipe pair.
+    pub fn start_shared<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Self {
         let (client_out, server_in) = tokio::io::duplex(64 * 1024);
         let (server_out, client_in) = tokio::io::duplex(64 * 1024);
-        let done = tokio::spawn(mcp::stdio::serve(Arc::new(state), server_in, server_out));
+        let done = tokio::spawn(mcp::stdio::serve(state, server_in, server_out));
         Stdio {
             to_server: Some(client_out),
             from_server: BufReader::new(client_in),

@@ -1,0 +1,239 @@
+//! Every bound in docs/limits.md, at the limit and one past it, on real transports.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use groundkit_server::Limits;
+use serde_json::json;
+
+use super::support::{
+    Server, Stdio, hello_state, initialize_frame, modern_meta, request, test_state,
+};
+
+/// A `ping` frame padded with spaces to exactly `len` bytes.
+fn padded_ping(len: usize) -> String {
+    let frame = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert!(len >= frame.len());
+    format!("{}{}", frame, " ".repeat(len - frame.len()))
+}
+
+#[test]
+fn body_cap_accepts_exactly_the_limit_and_refuses_one_byte_more_on_mcp_and_rest() {
+    let limit = 4096;
+    let server = Server::start(hello_state(Limits {
+        max_body_bytes: limit,
+        ..Limits::default()
+    }));
+    let session = server.initialize();
+    let at = server.mcp(&padded_ping(limit), &[("Mcp-Session-Id", &session)]);
+    assert_eq!(at.status, 200);
+    let past = server.mcp(&padded_ping(limit + 1), &[("Mcp-Session-Id", &session)]);
+    assert_eq!(past.status, 413);
+    assert_eq!(past.json()["kind"], "payload_too_large");
+
+    // Without a declared length (chunked), the cap holds as the body streams in.
+    let host = server.host();
+    let body = padded_ping(limit + 1);
+    let chunked = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json\r\nMcp-Session-Id: {session}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n",
+        body.len()
+    );
+    assert_eq!(
+        super::support::raw(server.addr, chunked.as_bytes()).status,
+        413
+    );
+
+    let text = |len: usize| {
+        let shell = json!({ "text": "" }).to_string();
+        format!(r#"{{"text":"{}"}}"#, "a".repeat(len - shell.len()))
+    };
+    let rest = |body: String| {
+        request(
+            server.addr,
+            "POST",
+            "/text/stats",
+            &[("Host", &host), ("Content-Type", "application/json")],
+            body.as_bytes(),
+        )
+    };
+    let at = rest(text(limit));
+    assert_ne!(at.status, 413, "exactly the limit is read: {}", at.body);
+    assert_eq!(rest(text(limit + 1)).status, 413);
+}
+
+#[tokio::test]
+async fn stdio_line_cap_accepts_exactly_the_limit_and_refuses_one_byte_more() {
+    let cap = 1024;
+    let mut stdio = Stdio::start(hello_state(Limits {
+        max_line_bytes: cap,
+        ..Limits::default()
+    }));
+    stdio.send(&padded_ping(cap)).await;
+    assert_eq!(stdio.recv().await["result"], json!({}));
+    stdio.send(&padded_ping(cap + 1)).await;
+    let refused = stdio.recv().await;
+    assert_eq!(refused["error"]["code"], -32600);
+    assert_eq!(refused["id"], serde_json::Value::Null);
+    // A line far past the cap is skipped as it streams, and the connection keeps serving.
+    stdio.send(&padded_ping(cap * 200)).await;
+    assert_eq!(stdio.recv().await["error"]["code"], -32600);
+    stdio
+        .send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(stdio.recv().await["id"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_are_capped_across_both_transports() {
+    let (state, ctx) = test_state(Limits {
+        max_concurrent_calls: 2,
+        ..Limits::default()
+    });
+    let state = Arc::new(state);
+    let mut stdio = Stdio::start_shared(Arc::clone(&state));
+    let server = Server::start_shared(Arc::clone(&state));
+    stdio.send(&initialize_frame(1, "2025-11-25")).await;
+    stdio.recv().await;
+    for id in [10, 11] {
+        stdio
+            .send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"gated","arguments":{{"sleep_ms":0}}}}}}"#))
+            .await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while state.calls.available_permits() > 0 {
+        assert!(Instant::now() < deadline, "two calls should be running");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // At the limit both run; one more is refused on REST and on MCP over HTTP.
+    let addr = server.addr;
+    let host = format!("127.0.0.1:{}", addr.port());
+    let (rest, mcp) = tokio::task::spawn_blocking(move || {
+        let rest = request(
+            addr,
+            "POST",
+            "/test/gated",
+            &[("Host", &host), ("Content-Type", "application/json")],
+            br#"{"sleep_ms":0}"#,
+        );
+        let frame = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gated","arguments":{"sleep_ms":0},"_meta": modern_meta()}});
+        let mcp = request(
+            addr,
+            "POST",
+            "/mcp",
+            &[
+                ("Host", &host),
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json"),
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "gated"),
+            ],
+            frame.to_string().as_bytes(),
+        );
+        (rest, mcp)
+    })
+    .await
+    .expect("requests");
+    assert_eq!(rest.status, 503);
+    assert_eq!(rest.json()["kind"], "overloaded");
+    let result = &mcp.json()["result"];
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["kind"], "overloaded");
+
+    ctx.gate.add_permits(100);
+    for _ in 0..2 {
+        assert_eq!(stdio.recv().await["result"]["isError"], false);
+    }
+    stdio
+        .send(r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"gated","arguments":{"sleep_ms":0}}}"#)
+        .await;
+    assert_eq!(
+        stdio.recv().await["result"]["isError"],
+        false,
+        "permits come back"
+    );
+}
+
+#[tokio::test]
+async fn a_call_within_the_request_timeout_completes_and_a_longer_one_is_a_timeout_error() {
+    let (state, ctx) = test_state(Limits {
+        request_timeout: Duration::from_millis(400),
+        ..Limits::default()
+    });
+    ctx.gate.add_permits(100);
+    let mut stdio = Stdio::start(state);
+    stdio.send(&initialize_frame(1, "2025-11-25")).await;
+    stdio.recv().await;
+    stdio
+        .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gated","arguments":{"sleep_ms":100}}}"#)
+        .await;
+    assert_eq!(stdio.recv().await["result"]["isError"], false);
+    let started = Instant::now();
+    stdio
+        .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"gated","arguments":{"sleep_ms":5000}}}"#)
+        .await;
+    let result = stdio.recv().await["result"].clone();
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["kind"], "timeout");
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn session_cap_admits_exactly_the_limit_and_refuses_one_more_until_one_ends() {
+    let server = Server::start(hello_state(Limits {
+        max_sessions: 2,
+        ..Limits::default()
+    }));
+    let first = server.initialize();
+    server.initialize();
+    let refused = server.mcp(&initialize_frame(3, "2025-11-25"), &[]);
+    assert_eq!(refused.status, 503);
+    assert_eq!(refused.json()["kind"], "overloaded");
+    assert!(refused.header("mcp-session-id").is_none());
+    let host = server.host();
+    let deleted = request(
+        server.addr,
+        "DELETE",
+        "/mcp",
+        &[("Host", &host), ("Mcp-Session-Id", &first)],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    server.initialize();
+}
+
+#[test]
+fn headers_sent_within_the_header_timeout_are_served_and_slower_ones_are_cut_off() {
+    let server = Server::start(hello_state(Limits {
+        header_timeout: Duration::from_millis(600),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let head = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    let (first, rest) = head.split_at(10);
+
+    let mut prompt = TcpStream::connect(server.addr).expect("connect");
+    prompt
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    prompt.write_all(first.as_bytes()).expect("write");
+    std::thread::sleep(Duration::from_millis(200));
+    prompt.write_all(rest.as_bytes()).expect("write");
+    assert_eq!(super::support::read_response(&mut prompt).status, 200);
+
+    let mut slow = TcpStream::connect(server.addr).expect("connect");
+    slow.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    slow.write_all(first.as_bytes()).expect("write");
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let _ = slow.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "a stalled client is cut off: {answer:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
