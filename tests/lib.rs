@@ -38,7 +38,11 @@ impl TestServer {
             });
         });
         let handle = rx.recv().expect("server started");
-        Self { addr, handle, thread: Some(thread) }
+        Self {
+            addr,
+            handle,
+            thread: Some(thread),
+        }
     }
 
     /// Send `raw` (a whole HTTP/1.1 request; `{addr}` is replaced by this server's address).
@@ -48,7 +52,9 @@ impl TestServer {
 
     /// `GET path` with a correct `Host`.
     pub fn get(&self, path: &str) -> Response {
-        self.raw(&format!("GET {path} HTTP/1.1\r\nHost: {{addr}}\r\nConnection: close\r\n\r\n"))
+        self.raw(&format!(
+            "GET {path} HTTP/1.1\r\nHost: {{addr}}\r\nConnection: close\r\n\r\n"
+        ))
     }
 
     /// `POST path` with a JSON body and a correct `Host`.
@@ -84,7 +90,10 @@ pub struct Response {
 impl Response {
     /// The first header named `name` (lower-case).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The body as JSON.
@@ -97,7 +106,9 @@ impl Response {
 /// Send raw bytes and read the whole response (the request should say `Connection: close`).
 pub fn send_raw(addr: SocketAddr, raw: &str) -> Response {
     let mut stream = TcpStream::connect(addr).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
     stream.write_all(raw.as_bytes()).expect("write request");
     let mut bytes = Vec::new();
     let _ = stream.read_to_end(&mut bytes);
@@ -117,15 +128,27 @@ fn parse_response(bytes: &[u8]) -> Response {
         .filter_map(|line| line.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let chunked = headers.iter().any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
-    let body = if chunked { dechunk(body) } else { body.to_owned() };
-    Response { status, headers, body }
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Response {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else { break };
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
         if size == 0 || rest.len() < size {
             break;
         }
@@ -163,7 +186,10 @@ struct LogSink(Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl Write for LogSink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(buf);
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {

@@ -1,1 +1,3 @@
+//! `grk`: the grounding service command line.
+
 fn main() {}

@@ -19,8 +19,16 @@ type Route = (String, String);
 
 fn hello_state() -> Arc<AppState<HelloContext>> {
     let registry = Registry::<HelloContext>::collect().expect("hello registry");
-    let info = ApiInfo { title: "test".into(), version: "0".into() };
-    Arc::new(AppState::new(registry, HelloContext::default(), info, Limits::default()))
+    let info = ApiInfo {
+        title: "test".into(),
+        version: "0".into(),
+    };
+    Arc::new(AppState::new(
+        registry,
+        HelloContext::default(),
+        info,
+        Limits::default(),
+    ))
 }
 
 /// The (method, path) pairs the registry declares, plus the server's own OpenAPI route.
@@ -29,7 +37,12 @@ fn declared<Ctx>(state: &AppState<Ctx>) -> BTreeSet<Route> {
         .registry
         .tools()
         .iter()
-        .map(|spec| (spec.route().method.to_string(), spec.route().path.to_owned()))
+        .map(|spec| {
+            (
+                spec.route().method.to_string(),
+                spec.route().path.to_owned(),
+            )
+        })
         .collect();
     routes.insert(("GET".into(), "/openapi.json".into()));
     routes
@@ -38,13 +51,24 @@ fn declared<Ctx>(state: &AppState<Ctx>) -> BTreeSet<Route> {
 /// Ask the initialised app which (method, path) pairs it routes.
 fn served<T, B>(app: App<T>) -> BTreeSet<Route>
 where
-    T: ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<B>, Error = actix_web::Error, InitError = ()>
-        + 'static,
+    T: ServiceFactory<
+            ServiceRequest,
+            Config = (),
+            Response = ServiceResponse<B>,
+            Error = actix_web::Error,
+            InitError = (),
+        > + 'static,
     B: actix_web::body::MessageBody + 'static,
 {
     actix_web::rt::System::new().block_on(async move {
         let service = actix_test::init_service(app).await;
-        let response = actix_test::call_service(&service, actix_test::TestRequest::get().uri("/openapi.json").to_request()).await;
+        let response = actix_test::call_service(
+            &service,
+            actix_test::TestRequest::get()
+                .uri("/openapi.json")
+                .to_request(),
+        )
+        .await;
         let tree = response
             .request()
             .app_data::<web::Data<IntrospectionTree>>()
@@ -93,9 +117,12 @@ fn every_declared_route_reaches_its_tool_over_http() {
     ));
     for spec in state.registry.tools() {
         let route = spec.route();
-        let path = route.params.iter().fold(route.path.to_owned(), |path, param| {
-            path.replace(&format!("{{{param}}}"), "en")
-        });
+        let path = route
+            .params
+            .iter()
+            .fold(route.path.to_owned(), |path, param| {
+                path.replace(&format!("{{{param}}}"), "en")
+            });
         let response = match route.method {
             groundkit_core::HttpMethod::Get => server.get(&path),
             groundkit_core::HttpMethod::Post => server.post_json(&path, "{}"),

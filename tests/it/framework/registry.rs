@@ -22,13 +22,22 @@ fn specs_carry_what_the_declaration_says() {
     let hello = Registry::<HelloContext>::collect().expect("hello registry");
     let greet = hello.get("greet").expect("greet");
     assert_eq!(greet.title(), Some("Greet someone"));
-    assert_eq!(greet.summary(), "Greet someone by name in one of the server's languages.");
+    assert_eq!(
+        greet.summary(),
+        "Greet someone by name in one of the server's languages."
+    );
     assert!(greet.description().contains("`list_languages` says which"));
     assert_eq!(greet.side_effect(), SideEffect::ReadOnly);
     let route = greet.route();
-    assert_eq!((route.method, route.path), (HttpMethod::Get, "/greetings/{language}/{name}"));
+    assert_eq!(
+        (route.method, route.path),
+        (HttpMethod::Get, "/greetings/{language}/{name}")
+    );
     assert_eq!(route.params, ["language", "name"]);
-    assert_eq!(hello.get("text_stats").expect("text_stats").route().method, HttpMethod::Post);
+    assert_eq!(
+        hello.get("text_stats").expect("text_stats").route().method,
+        HttpMethod::Post
+    );
 }
 
 #[test]
@@ -41,7 +50,12 @@ fn colliding_routes_are_refused() {
 #[test]
 fn duplicate_names_are_refused() {
     let err = Registry::<duplicate::DupCtx>::collect().expect_err("names clash");
-    assert_eq!(err, RegistryError::DuplicateName { name: "same".into() });
+    assert_eq!(
+        err,
+        RegistryError::DuplicateName {
+            name: "same".into()
+        }
+    );
 }
 
 #[test]
@@ -49,7 +63,10 @@ fn get_tools_take_every_argument_from_the_path() {
     let err = Registry::<get_body::GetBodyCtx>::collect().expect_err("text is not in the path");
     assert_eq!(
         err,
-        RegistryError::GetFieldNotInPath { tool: "search_by_get".into(), field: "text".into() }
+        RegistryError::GetFieldNotInPath {
+            tool: "search_by_get".into(),
+            field: "text".into()
+        }
     );
 }
 

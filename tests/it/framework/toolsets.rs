@@ -48,7 +48,9 @@ pub mod collide {
     /// Look a thing up by name.
     #[tool(read_only, rest = "GET /things/{name}")]
     pub async fn thing_by_name(_: &CollideCtx, request: NameRequest) -> Result<Echo, Error> {
-        Ok(Echo { value: request.name })
+        Ok(Echo {
+            value: request.name,
+        })
     }
 }
 
@@ -96,7 +98,9 @@ pub mod get_body {
     /// Search with free text in a GET.
     #[tool(read_only, rest = "GET /search/{id}")]
     pub async fn search_by_get(_: &GetBodyCtx, request: TextRequest) -> Result<Echo, Error> {
-        Ok(Echo { value: request.text })
+        Ok(Echo {
+            value: request.text,
+        })
     }
 }
 
@@ -109,7 +113,9 @@ pub mod reserved {
     /// A page by name, at the root.
     #[tool(read_only, rest = "GET /{name}")]
     pub async fn page(_: &ReservedCtx, request: NameRequest) -> Result<Echo, Error> {
-        Ok(Echo { value: request.name })
+        Ok(Echo {
+            value: request.name,
+        })
     }
 }
 
@@ -125,7 +131,9 @@ pub mod faults {
     #[tool(read_only, rest = "GET /panic")]
     pub async fn panics(_: &FaultCtx, _request: Empty) -> Result<Echo, Error> {
         let values: Vec<String> = Vec::new();
-        Ok(Echo { value: values[3].clone() })
+        Ok(Echo {
+            value: values[3].clone(),
+        })
     }
 
     /// Fail with a storage error whose message names a server path.
@@ -141,7 +149,9 @@ pub mod faults {
     #[tool(read_only, rest = "GET /slow")]
     pub async fn slow(_: &FaultCtx, _request: Empty) -> Result<Echo, Error> {
         tokio::time::sleep(Duration::from_secs(5)).await;
-        Ok(Echo { value: "late".into() })
+        Ok(Echo {
+            value: "late".into(),
+        })
     }
 
     /// Succeed.
