@@ -75,3 +75,62 @@ fn a_route_that_would_shadow_the_server_paths_is_refused() {
     let err = Registry::<reserved::ReservedCtx>::collect().expect_err("shadows /mcp");
     assert!(matches!(err, RegistryError::ReservedPath { .. }), "{err}");
 }
+
+mod hand_built {
+    use groundkit_core::Error;
+    use groundkit_core::tool::{
+        BoxFuture, ErasedContext, ReadOnly, RestRoute, ToolParts, ToolSpec,
+    };
+    use serde_json::{Value, json};
+
+    pub struct HandCtx;
+
+    fn input() -> Value {
+        json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]})
+    }
+
+    fn output() -> Value {
+        json!({"type": "object"})
+    }
+
+    fn handler<'a>(_: &'a ErasedContext, _: Value) -> BoxFuture<'a, Result<Value, Error>> {
+        Box::pin(async { Ok(json!({})) })
+    }
+
+    /// A spec written by hand whose path names a parameter its request schema lacks.
+    pub static MISMATCHED: ToolSpec = ToolSpec::new::<ReadOnly>(ToolParts {
+        name: "hand_built",
+        title: None,
+        summary: "Built by hand.",
+        description: "Built by hand.",
+        route: RestRoute {
+            method: groundkit_core::HttpMethod::Get,
+            path: "/items/{item}",
+            params: &["item"],
+        },
+        context: std::any::TypeId::of::<HandCtx>,
+        context_name: std::any::type_name::<HandCtx>,
+        input_schema: input,
+        output_schema: output,
+        handler,
+    });
+}
+
+#[test]
+fn a_path_parameter_missing_from_the_request_schema_is_refused_at_registry_build() {
+    let err = Registry::<hand_built::HandCtx>::from_specs([&hand_built::MISMATCHED])
+        .expect_err("`item` is not a request field");
+    assert_eq!(
+        err,
+        RegistryError::PathParamNotInRequest {
+            tool: "hand_built".into(),
+            param: "item".into()
+        }
+    );
+    // A spec outside the link-time slice is never collected.
+    assert!(
+        Registry::<hand_built::HandCtx>::collect()
+            .expect("empty registry")
+            .is_empty()
+    );
+}
