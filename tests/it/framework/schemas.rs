@@ -31,10 +31,26 @@ fn snapshot(name: &str, actual: &Value) {
             path.display()
         )
     });
-    assert_eq!(
-        rendered, expected,
-        "snapshot {name} changed; review and re-bless"
-    );
+    if rendered != expected {
+        let line = rendered
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, b)| a != b);
+        let line = line.unwrap_or_else(|| rendered.lines().count().min(expected.lines().count()));
+        let show = |text: &str| {
+            text.lines()
+                .skip(line.saturating_sub(2))
+                .take(5)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        panic!(
+            "snapshot {name} changed at line {}; review and re-bless\n--- expected\n{}\n+++ actual\n{}",
+            line + 1,
+            show(&expected),
+            show(&rendered)
+        );
+    }
 }
 
 fn served_openapi() -> Value {
