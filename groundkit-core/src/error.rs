@@ -16,8 +16,7 @@ use std::borrow::Cow;
 pub type BoxedSource = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The detail shown for every kind that does not expose its message.
-pub const GENERIC_DETAIL: &str =
-    "the server could not complete this request; the server log has the details under this request id";
+pub const GENERIC_DETAIL: &str = "the server could not complete this request; the server log has the details under this request id";
 
 /// Every failure a groundkit surface can report.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +39,9 @@ pub enum Error {
         message: String,
     },
     /// A named collection does not exist. The name has passed validation, so echoing it is safe.
-    #[error("collection '{name}' does not exist; collections are created by `grk ingest`, never by reading one")]
+    #[error(
+        "collection '{name}' does not exist; collections are created by `grk ingest`, never by reading one"
+    )]
     CollectionNotFound {
         /// The (validated) collection name.
         name: String,
@@ -166,7 +167,12 @@ pub struct ErrorMapping {
 
 impl ErrorMapping {
     const fn new(kind: &'static str, http_status: u16, expose_message: bool) -> Self {
-        Self { kind, http_status, mcp: McpRendering::ToolResult, expose_message }
+        Self {
+            kind,
+            http_status,
+            mcp: McpRendering::ToolResult,
+            expose_message,
+        }
     }
 
     const fn protocol(mut self, code: i32) -> Self {
@@ -230,16 +236,18 @@ impl Error {
     }
 
     /// A storage failure with its underlying cause (logged, never rendered).
-    pub fn storage(
-        message: impl Into<String>,
-        source: impl Into<BoxedSource>,
-    ) -> Self {
-        Error::Storage { message: message.into(), source: Some(source.into()) }
+    pub fn storage(message: impl Into<String>, source: impl Into<BoxedSource>) -> Self {
+        Error::Storage {
+            message: message.into(),
+            source: Some(source.into()),
+        }
     }
 
     /// An internal failure (logged, never rendered).
     pub fn internal(message: impl Into<String>) -> Self {
-        Error::Internal { message: message.into() }
+        Error::Internal {
+            message: message.into(),
+        }
     }
 }
 
@@ -262,10 +270,15 @@ mod tests {
 
     #[test]
     fn caller_kinds_render_their_message() {
-        let err = Error::CollectionNotFound { name: "papers".into() };
+        let err = Error::CollectionNotFound {
+            name: "papers".into(),
+        };
         assert!(err.public_detail().contains("'papers'"));
         assert_eq!(err.mapping().http_status, 404);
-        let err = Error::Validation { field: "query".into(), message: "too long".into() };
+        let err = Error::Validation {
+            field: "query".into(),
+            message: "too long".into(),
+        };
         assert_eq!(err.public_detail(), "query: too long");
         assert_eq!(err.field(), Some("query"));
     }
