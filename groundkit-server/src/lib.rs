@@ -1,1 +1,4 @@
 //! groundkit transports.
+
+#[cfg(feature = "retrieval")]
+pub mod cli;

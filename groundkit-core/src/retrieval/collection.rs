@@ -116,6 +116,16 @@ pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {
     }
 }
 
+/// The names of the collections in an index directory, as the service returns them (an object,
+/// since MCP structured content must be one).
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct ListCollectionsResponse {
+    /// Collection names, sorted.
+    pub collections: Vec<String>,
+}
+
 /// Names of the collections in `index_dir`, sorted.
 ///
 /// Read-only: each `*.sqlite3` candidate must resolve inside the index directory and pass the

@@ -54,14 +54,17 @@ pub mod snapshot_fetch;
 pub mod store;
 
 pub use citation::{Citation, FetchChunkResponse, SourceClass, Verification, fetch_chunk};
-pub use collection::{list_collections, validate_name};
+pub use collection::{ListCollectionsResponse, list_collections, validate_name};
+pub use eval::EvalReport;
 pub use ingest::{
-    IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat, NoProgress, ingest,
+    IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat, ItemOutcome,
+    NoProgress, ingest,
 };
 pub use runtime::{CollectionRuntime, IndexStatus, OpenCollection, RebuildStats, index_status};
 pub use search::{
     RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse, search,
 };
+pub use store::EmbeddingIdentity;
 
 /// The largest `top_k` a search accepts; also the candidate depth a reranker would receive.
 pub const MAX_TOP_K: u32 = 100;
