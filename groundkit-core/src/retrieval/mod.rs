@@ -58,7 +58,7 @@ pub use collection::{ListCollectionsResponse, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use ingest::{
     IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat, ItemOutcome,
-    NoProgress, ingest,
+    NoProgress, PAUSE_AT_ENV, ingest,
 };
 pub use runtime::{CollectionRuntime, IndexStatus, OpenCollection, RebuildStats, index_status};
 pub use search::{
