@@ -1,3 +1,4 @@
+<<<<<<< HEAD
 //! groundkit transports: everything between a [`Registry`](groundkit_core::Registry) and the
 //! network.
 //!
@@ -16,3 +17,9 @@ pub mod serve;
 pub mod state;
 
 pub use state::{AppState, Limits};
+=======
+//! groundkit transports.
+
+#[cfg(feature = "retrieval")]
+pub mod cli;
+>>>>>>> retrieval

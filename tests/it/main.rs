@@ -1,3 +1,4 @@
 //! The one integration-test binary (one link step instead of dozens on a 2-core machine).
 
 mod framework;
+mod retrieval;
