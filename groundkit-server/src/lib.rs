@@ -1,13 +1,14 @@
-<<<<<<< HEAD
 //! groundkit transports: everything between a [`Registry`](groundkit_core::Registry) and the
-//! network.
+//! network, plus the `grk` command line.
 //!
 //! [`app`] builds the actix application from a registry; [`rest`] renders each tool as a route;
 //! [`invoke`] is the single call path every transport uses; [`problem`] renders errors at the
 //! edge; [`middleware`] assigns request ids and writes the access log; [`state`] is what a
-//! running server holds.
+//! running server holds; [`cli`] (feature `retrieval`) is `grk`.
 
 pub mod app;
+#[cfg(feature = "retrieval")]
+pub mod cli;
 pub mod invoke;
 pub mod logging;
 pub mod middleware;
@@ -17,9 +18,3 @@ pub mod serve;
 pub mod state;
 
 pub use state::{AppState, Limits};
-=======
-//! groundkit transports.
-
-#[cfg(feature = "retrieval")]
-pub mod cli;
->>>>>>> retrieval

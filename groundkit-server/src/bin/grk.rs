@@ -1,11 +1,5 @@
-<<<<<<< HEAD
-//! `grk`: the grounding service command line.
-
-fn main() {}
-=======
 //! `grk`: the groundkit command line.
 
 fn main() -> std::process::ExitCode {
     groundkit_server::cli::main()
 }
->>>>>>> retrieval
