@@ -26,9 +26,11 @@ fn bare_tantivy(corpus: &Path, dir: &Path, config: WriterConfig) -> Result<f64> 
     let id = builder.add_text_field("id", STRING | STORED);
     let content = builder.add_text_field("content", content_options());
     let index = Index::create_in_dir(dir, builder.build())?;
-    index.tokenizers().register(ANALYZER_NAME, english_analyzer());
-    let mut writer: tantivy::IndexWriter = index
-        .writer_with_num_threads(config.threads, config.threads * config.per_thread_budget)?;
+    index
+        .tokenizers()
+        .register(ANALYZER_NAME, english_analyzer());
+    let mut writer: tantivy::IndexWriter =
+        index.writer_with_num_threads(config.threads, config.threads * config.per_thread_budget)?;
     let reader = std::io::BufReader::new(std::fs::File::open(corpus.join("corpus.jsonl"))?);
     for line in reader.lines() {
         let line = line?;
@@ -67,7 +69,8 @@ fn median(values: &mut [f64]) -> f64 {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let corpus = Path::new(args.get(1).map_or("../shared/data/scifact", String::as_str)).canonicalize()?;
+    let corpus =
+        Path::new(args.get(1).map_or("../shared/data/scifact", String::as_str)).canonicalize()?;
     let passes: usize = args.get(2).map(|p| p.parse()).transpose()?.unwrap_or(5);
     let config = WriterConfig::default();
     let (mut bare, mut ours) = (Vec::new(), Vec::new());

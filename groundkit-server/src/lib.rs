@@ -15,6 +15,8 @@ pub mod middleware;
 pub mod problem;
 pub mod rest;
 pub mod serve;
+#[cfg(feature = "retrieval")]
+pub mod service;
 pub mod state;
 
 pub use state::{AppState, Limits};

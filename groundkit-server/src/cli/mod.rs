@@ -53,6 +53,16 @@ pub enum Command {
     List(ListArgs),
     /// Measure retrieval quality on BEIR-format queries and relevance judgements.
     Eval(EvalArgs),
+    /// Serve search, fetch_chunk, list_collections and index_status over REST and MCP.
+    Serve(ServeCommand),
+}
+
+/// `grk serve`.
+#[derive(Debug, Args)]
+pub struct ServeCommand {
+    /// Where and how to serve.
+    #[command(flatten)]
+    pub serve: crate::serve::ServeArgs,
 }
 
 /// `grk ingest`.
@@ -177,6 +187,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Status(args) => status(&cli, args),
         Command::List(args) => list(&cli, args),
         Command::Eval(args) => eval(&cli, args),
+        Command::Serve(args) => serve(&cli, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -207,6 +218,29 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
 
 fn runtime(cli: &Cli) -> CollectionRuntime {
     CollectionRuntime::new(cli.index_dir.clone(), cli.base_dir.clone(), 4)
+}
+
+fn serve(cli: &Cli, args: &ServeCommand) -> Result<(), Error> {
+    use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
+    crate::logging::init();
+    let registry = groundkit_core::Registry::<ServiceContext>::collect()
+        .map_err(|err| Error::internal(format!("the service tools cannot be served: {err}")))?;
+    let runtime = CollectionRuntime::new(
+        cli.index_dir.clone(),
+        cli.base_dir.clone(),
+        DEFAULT_CACHE_CAPACITY,
+    );
+    let info = groundkit_core::openapi::ApiInfo {
+        title: "groundkit".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let state = crate::AppState::new(
+        registry,
+        ServiceContext::new(runtime),
+        info,
+        crate::Limits::default(),
+    );
+    crate::serve::run(state, &args.serve).map_err(|err| Error::storage("the server stopped", err))
 }
 
 fn ingest(cli: &Cli, args: &IngestArgs) -> Result<(), Error> {
