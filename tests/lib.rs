@@ -1,1 +1,198 @@
-//! Test support.
+//! Support for the workspace-level tests: a real HTTP server on loopback and a raw HTTP/1.1
+//! client that can send exactly the bytes a test means (duplicated or missing `Host`, foreign
+//! `Origin`), which a high-level client would normalise away.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+use groundkit_server::AppState;
+
+/// A server running on a loopback port in a background thread; stopped on drop.
+pub struct TestServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    handle: actix_web::dev::ServerHandle,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Serve `state` on 127.0.0.1 with an OS-chosen port.
+    pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let state = Arc::new(state);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let server = actix_web::HttpServer::new(move || {
+                    groundkit_server::app::build(Arc::clone(&state))
+                })
+                .workers(1)
+                .listen(listener)
+                .expect("listen")
+                .run();
+                tx.send(server.handle()).expect("send handle");
+                let _ = server.await;
+            });
+        });
+        let handle = rx.recv().expect("server started");
+        Self {
+            addr,
+            handle,
+            thread: Some(thread),
+        }
+    }
+
+    /// Send `raw` (a whole HTTP/1.1 request; `{addr}` is replaced by this server's address).
+    pub fn raw(&self, raw: &str) -> Response {
+        send_raw(self.addr, &raw.replace("{addr}", &self.addr.to_string()))
+    }
+
+    /// `GET path` with a correct `Host`.
+    pub fn get(&self, path: &str) -> Response {
+        self.raw(&format!(
+            "GET {path} HTTP/1.1\r\nHost: {{addr}}\r\nConnection: close\r\n\r\n"
+        ))
+    }
+
+    /// `POST path` with a JSON body and a correct `Host`.
+    pub fn post_json(&self, path: &str, body: &str) -> Response {
+        self.raw(&format!(
+            "POST {path} HTTP/1.1\r\nHost: {{addr}}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let stop = self.handle.stop(false);
+        std::thread::spawn(move || actix_web::rt::System::new().block_on(stop));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A parsed HTTP response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers, names lower-cased, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body (de-chunked).
+    pub body: String,
+}
+
+impl Response {
+    /// The first header named `name` (lower-case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|err| panic!("body is not JSON ({err}): {}", self.body))
+    }
+}
+
+/// Send raw bytes and read the whole response (the request should say `Connection: close`).
+pub fn send_raw(addr: SocketAddr, raw: &str) -> Response {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    stream.write_all(raw.as_bytes()).expect("write request");
+    let mut bytes = Vec::new();
+    let _ = stream.read_to_end(&mut bytes);
+    parse_response(&bytes)
+}
+
+fn parse_response(bytes: &[u8]) -> Response {
+    let text = String::from_utf8_lossy(bytes);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// Everything the process logged at INFO and above since [`capture_logs`] was first called.
+pub fn captured_logs() -> String {
+    let buffer = capture_logs();
+    String::from_utf8_lossy(&buffer.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+}
+
+/// Install (once) a process-wide subscriber that records INFO logs into a buffer.
+pub fn capture_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
+    static BUFFER: std::sync::OnceLock<Arc<std::sync::Mutex<Vec<u8>>>> = std::sync::OnceLock::new();
+    BUFFER
+        .get_or_init(|| {
+            let buffer = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let sink = Arc::clone(&buffer);
+            let subscriber = tracing_subscriber::fmt()
+                .with_max_level(tracing::Level::INFO)
+                .with_ansi(false)
+                .with_writer(move || LogSink(Arc::clone(&sink)))
+                .finish();
+            let _ = tracing::subscriber::set_global_default(subscriber);
+            buffer
+        })
+        .clone()
+}
+
+struct LogSink(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

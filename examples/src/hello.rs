@@ -127,8 +127,7 @@ pub struct TextStatsRequest {
     #[garde(length(chars, min = 1, max = MAX_TEXT_CHARS))]
     pub text: String,
     /// How many of the most frequent words to report (default 3).
-    #[garde(inner(range(min = 1, max = 20)))]
-    #[serde(default)]
+    #[garde(range(min = 1, max = 20))]
     pub top: Option<u32>,
 }
 

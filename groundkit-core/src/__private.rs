@@ -10,7 +10,7 @@ pub use ::std;
 
 pub use crate::error::Error;
 pub use crate::registry::TOOLS;
-pub use crate::schema::schema_for;
+pub use crate::schema::{input_schema, output_schema};
 pub use crate::tool::{
     BoxFuture, ErasedContext, Handler, HttpMethod, ReadOnly, RestRoute, ToolParts, ToolSpec,
 };

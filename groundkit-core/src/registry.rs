@@ -217,18 +217,16 @@ fn check_schemas(spec: &ToolSpec) -> Result<(), RegistryError> {
             });
         }
     }
-    if route.method == HttpMethod::Get {
-        if let Some(field) = properties
-            .keys()
-            .find(|field| !route.params.contains(field))
-        {
-            return Err(RegistryError::GetFieldNotInPath {
-                tool: tool(),
-                field: (*field).to_owned(),
-            });
-        }
+    let body_field = properties
+        .keys()
+        .find(|field| !route.params.contains(field));
+    match (route.method, body_field) {
+        (HttpMethod::Get, Some(field)) => Err(RegistryError::GetFieldNotInPath {
+            tool: tool(),
+            field: (*field).to_owned(),
+        }),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Whether some concrete path could match both templates: same segment count, and every pair of

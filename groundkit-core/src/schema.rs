@@ -1,16 +1,25 @@
 //! JSON Schemas of tool inputs and outputs, in the one dialect every surface sends.
 //!
-//! JSON Schema 2020-12 (the MCP default dialect, so no `$schema` key is emitted), definitions
-//! inlined so the root is never a `$ref`, and optional fields rendered as their plain type: a
-//! field that may be omitted does not also need to admit `null`, and `["string", "null"]` or an
-//! `anyOf` with a null branch is rejected by some MCP clients.
+//! JSON Schema 2020-12 (the MCP default dialect, so no `$schema` key is emitted) with definitions
+//! inlined so the root is never a `$ref`. In *input* schemas an optional field is rendered as its
+//! plain type: a field that may be omitted does not also need to admit `null`, and
+//! `["string", "null"]` or an `anyOf` with a null branch is rejected by some MCP clients. Output
+//! schemas keep `null` where the response really serializes it, because clients validate
+//! `structuredContent` against them.
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// The schema of `T` as every surface (REST, MCP, OpenAPI) sends it.
-pub fn schema_for<T: JsonSchema + ?Sized>() -> Value {
+/// The schema of a request type `T` as every surface (REST, MCP, OpenAPI) sends it.
+pub fn input_schema<T: JsonSchema + ?Sized>() -> Value {
+    let mut schema = output_schema::<T>();
+    strip_optional_nulls(&mut schema);
+    schema
+}
+
+/// The schema of a response type `T` as every surface sends it.
+pub fn output_schema<T: JsonSchema + ?Sized>() -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;
@@ -21,7 +30,6 @@ pub fn schema_for<T: JsonSchema + ?Sized>() -> Value {
     if let Value::Object(root) = &mut schema {
         root.remove("$defs");
     }
-    strip_optional_nulls(&mut schema);
     schema
 }
 
@@ -88,6 +96,9 @@ fn drop_null_branch(property: &mut Value) {
     if let Some(Value::Array(values)) = object.get_mut("enum") {
         values.retain(|v| !v.is_null());
     }
+    if object.get("default").is_some_and(Value::is_null) {
+        object.remove("default");
+    }
 }
 
 fn merge_into(target: &mut Map<String, Value>, source: Map<String, Value>) {
@@ -119,7 +130,7 @@ mod tests {
 
     #[test]
     fn optional_fields_are_plain_and_definitions_inlined() {
-        let schema = schema_for::<Request>();
+        let schema = input_schema::<Request>();
         assert_eq!(schema["type"], "object");
         assert!(schema.get("$schema").is_none());
         assert!(schema.get("$defs").is_none());

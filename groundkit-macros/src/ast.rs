@@ -122,7 +122,7 @@ fn docs(item: &ItemFn) -> Option<String> {
             _ => None,
         })
         .flat_map(|doc| {
-            doc.lines()
+            doc.split('\n')
                 .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned())
                 .collect::<Vec<_>>()
         })

@@ -93,8 +93,8 @@ pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
                 },
                 context: #private::type_id::<#context>,
                 context_name: #private::core::any::type_name::<#context>,
-                input_schema: #private::schema_for::<#request>,
-                output_schema: #private::schema_for::<<#output as #private::ToolReturn>::Response>,
+                input_schema: #private::input_schema::<#request>,
+                output_schema: #private::output_schema::<<#output as #private::ToolReturn>::Response>,
                 handler: __groundkit_handler,
             })
         };

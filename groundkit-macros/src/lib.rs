@@ -14,6 +14,9 @@ mod expand;
 mod fallback;
 mod valid;
 
+#[cfg(test)]
+mod snapshots;
+
 use proc_macro::TokenStream;
 
 /// Declare an async function as a groundkit tool.

@@ -72,10 +72,8 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
         }
         None => function.item.sig.ident.to_string(),
     };
-    if let Some(title) = &attrs.title {
-        if title.value().trim().is_empty() {
-            cx.error_spanned_by(title, "a tool title cannot be empty");
-        }
+    if let Some(title) = attrs.title.as_ref().filter(|t| t.value().trim().is_empty()) {
+        cx.error_spanned_by(title, "a tool title cannot be empty");
     }
     let docs = function.docs.clone();
     if docs.is_none() {

@@ -1,13 +1,16 @@
 //! groundkit transports: everything between a [`Registry`](groundkit_core::Registry) and the
-//! network.
+//! network, plus the `grk` command line.
 //!
 //! [`app`] builds the actix application from a registry; [`rest`] renders each tool as a route;
 //! [`invoke`] is the single call path every transport uses; [`problem`] renders errors at the
 //! edge; [`middleware`] assigns request ids and writes the access log; [`state`] is what a
 //! running server holds; [`mcp`] serves the same registry over MCP (stdio and Streamable HTTP at
-//! `/mcp`); [`guard`] holds the bind guard and the Host/Origin allow-list; [`serve`] runs it all.
+//! `/mcp`); [`guard`] holds the bind guard and the Host/Origin allow-list; [`serve`] runs it all;
+//! [`cli`] (feature `retrieval`) is `grk`.
 
 pub mod app;
+#[cfg(feature = "retrieval")]
+pub mod cli;
 pub mod guard;
 pub mod invoke;
 pub mod logging;
@@ -16,6 +19,8 @@ pub mod middleware;
 pub mod problem;
 pub mod rest;
 pub mod serve;
+#[cfg(feature = "retrieval")]
+pub mod service;
 pub mod state;
 
 pub use state::{AppState, Limits};

@@ -1,1 +1,79 @@
 //! The retrieval engine: collections, ingest, lexical search, citations.
+//!
+//! # On-disk layout
+//!
+//! A collection named `NAME` lives in the index directory as:
+//!
+//! ```text
+//! <index_dir>/NAME.sqlite3        documents, chunks, embedding manifest, generation, schema version
+//!                                 (WAL mode, identified by `PRAGMA application_id`)
+//! <index_dir>/NAME.tantivy/g<N>/  the BM25 index of generation N (one directory per generation)
+//! <index_dir>/NAME.snapshots/     fetched text of `snapshot` (URL) sources, content-addressed
+//! ```
+//!
+//! # The generation invariant
+//!
+//! The SQLite `generation` counter is the single commit point. A reader reads generation `G`
+//! and opens `NAME.tantivy/g<G>`, so SQLite and tantivy are never mixed. An ingest
+//!
+//! 1. holds one SQLite write transaction (`BEGIN IMMEDIATE`) for its whole run and writes the
+//!    new rows into it, uncommitted;
+//! 2. builds generation `G+1` of the lexical index in `g<G+1>.tmp` (hard links of `g<G>`'s
+//!    immutable segment files, then tantivy deletes and adds), commits it with the payload
+//!    `G+1`, and renames it to `g<G+1>`;
+//! 3. writes `generation = G+1` and commits the SQLite transaction;
+//! 4. removes generations older than `G+1`, leftover `*.tmp` directories and unreferenced
+//!    snapshots.
+//!
+//! A crash before step 3 leaves SQLite at `G` (its uncommitted WAL frames are discarded) and
+//! readers on `g<G>`; the next ingest deletes any `g<k>` with `k > G` and any `*.tmp` first. A
+//! crash after step 3 only leaves garbage that the next ingest removes. Search reads nothing but
+//! the tantivy generation it opened (content and citation fields are stored there), so a
+//! concurrent ingest never changes an answer mid-query; `fetch_chunk` and `index_status` read one
+//! committed SQLite snapshot.
+//!
+//! # Read path
+//!
+//! Nothing on the read path creates a collection or writes to a file it did not create: names are
+//! validated before any disk access, existence is checked without opening, and the identity probe
+//! opens SQLite with `mode=ro&immutable=1`. (Opening a real collection read-only lets SQLite
+//! maintain its own `-shm`/`-wal` companions beside it, as for any WAL reader.)
+
+pub mod analysis;
+pub mod chunk;
+pub mod citation;
+pub mod collection;
+pub mod eval;
+pub mod extract;
+pub mod ingest;
+pub mod lexical;
+pub mod runtime;
+pub mod search;
+#[cfg(feature = "fetch-url")]
+pub mod snapshot_fetch;
+pub mod store;
+
+pub use citation::{Citation, FetchChunkResponse, SourceClass, Verification, fetch_chunk};
+pub use collection::{ListCollectionsResponse, list_collections, validate_name};
+pub use eval::EvalReport;
+pub use ingest::{
+    IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat, ItemOutcome,
+    NoProgress, PAUSE_AT_ENV, ingest,
+};
+pub use runtime::{CollectionRuntime, IndexStatus, OpenCollection, RebuildStats, index_status};
+pub use search::{
+    RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse, search,
+};
+pub use store::EmbeddingIdentity;
+
+/// The largest `top_k` a search accepts; also the candidate depth a reranker would receive.
+pub const MAX_TOP_K: u32 = 100;
+
+/// The longest query accepted, in characters.
+pub const MAX_QUERY_CHARS: usize = 2048;
+
+/// The on-disk schema version stored in `PRAGMA user_version`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The `PRAGMA application_id` that identifies a groundkit collection ("GRK1").
+pub const APPLICATION_ID: i32 = 0x4752_4B31;

@@ -1,0 +1,116 @@
+//! Chunking: cuts a text into spans of at most `max_bytes` bytes with exact byte offsets.
+//!
+//! A span prefers to end at a paragraph break, then at a sentence end, then at whitespace, and
+//! falls back to the last character boundary, so a UTF-8 character is never split. Leading and
+//! trailing whitespace is left out of every span; `&text[start..end]` is the chunk's content.
+
+/// Default largest chunk, in bytes. Large enough that a typical abstract or short note is one
+/// chunk (document-level ranking then equals chunk ranking).
+pub const DEFAULT_MAX_CHUNK_BYTES: usize = 4000;
+
+/// The smallest `max_bytes` accepted (smaller values are raised to it).
+pub const MIN_CHUNK_BYTES: usize = 64;
+
+/// Byte spans `(start, end)` of the chunks of `text`.
+pub fn chunk_spans(text: &str, max_bytes: usize) -> Vec<(usize, usize)> {
+    let max_bytes = max_bytes.max(MIN_CHUNK_BYTES);
+    let mut spans = Vec::new();
+    let mut pos = skip_whitespace(text, 0);
+    while pos < text.len() {
+        let end = if text.len() - pos <= max_bytes {
+            text.len()
+        } else {
+            let limit = floor_boundary(text, pos + max_bytes);
+            best_break(text, pos, limit)
+        };
+        let trimmed_end = pos + text[pos..end].trim_end().len();
+        if trimmed_end > pos {
+            spans.push((pos, trimmed_end));
+        }
+        pos = skip_whitespace(text, end);
+    }
+    spans
+}
+
+fn skip_whitespace(text: &str, from: usize) -> usize {
+    from + (text.len() - from - text[from..].trim_start().len())
+}
+
+fn floor_boundary(text: &str, mut index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+/// Where to end a span that starts at `start` and may not pass `limit` (a char boundary).
+fn best_break(text: &str, start: usize, limit: usize) -> usize {
+    let window = &text[start..limit];
+    // Do not accept a break that would make a tiny chunk.
+    let min = window.len() / 2;
+    if let Some(i) = window.rfind("\n\n").filter(|i| *i >= min) {
+        return start + i;
+    }
+    let sentence = [". ", "? ", "! ", ".\n", "?\n", "!\n"]
+        .iter()
+        .filter_map(|pat| window.rfind(pat).map(|i| i + 1))
+        .max()
+        .filter(|i| *i >= min);
+    if let Some(i) = sentence {
+        return start + i;
+    }
+    if let Some(i) = window.rfind(char::is_whitespace).filter(|i| *i >= min) {
+        return start + i;
+    }
+    if limit > start {
+        limit
+    } else {
+        floor_boundary(text, start + 1).max(start + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_never_split_a_utf8_character_and_cover_all_text() {
+        let text = "héllo wörld ✓✓✓ ".repeat(40) + "终わり";
+        for max in [64, 65, 66, 67, 100, 1000] {
+            let spans = chunk_spans(&text, max);
+            assert!(!spans.is_empty());
+            for &(s, e) in &spans {
+                assert!(text.is_char_boundary(s) && text.is_char_boundary(e));
+                assert!(e - s <= max.max(MIN_CHUNK_BYTES));
+            }
+            let joined: String = spans
+                .iter()
+                .map(|&(s, e)| &text[s..e])
+                .collect::<Vec<_>>()
+                .join(" ");
+            let words = |t: &str| {
+                t.split_whitespace()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+                    .concat()
+            };
+            assert_eq!(words(&joined), words(&text));
+        }
+    }
+
+    #[test]
+    fn short_text_is_one_chunk_without_surrounding_whitespace() {
+        assert_eq!(chunk_spans("\n  Hello world.  \n", 4000), vec![(3, 15)]);
+        assert!(chunk_spans(" \n\t ", 4000).is_empty());
+    }
+
+    #[test]
+    fn paragraph_breaks_are_preferred() {
+        let text = format!("{}\n\n{}", "a".repeat(60), "b".repeat(60));
+        let spans = chunk_spans(&text, 100);
+        assert_eq!(spans, vec![(0, 60), (62, 122)]);
+    }
+}

@@ -1,0 +1,219 @@
+//! Citations and their verification against the source as it is now.
+//!
+//! `fetch_chunk` re-reads the cited source and compares bytes: `verified` returns the content,
+//! `drifted` (the source changed) and `unresolvable` (missing, unreadable, outside its root after
+//! following symlinks, or extracted by an extractor this build does not have) return none.
+//! `text` sources are sliced directly; `extracted` ones are re-run through the recorded extractor
+//! first; `snapshot` ones are read from the collection's snapshot directory.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::retrieval::collection::resolves_within;
+use crate::retrieval::extract::{self, BEIR_EXTRACTOR};
+use crate::retrieval::runtime::OpenCollection;
+use crate::retrieval::store::{self, ChunkRecord};
+
+/// How a document's text was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceClass {
+    /// A plain text or Markdown file; offsets index its bytes.
+    Text,
+    /// A file whose text came from an extractor (HTML, PDF, a BEIR record); offsets index the
+    /// extractor's output.
+    Extracted,
+    /// A fetched URL whose text is kept in the collection's snapshot directory.
+    Snapshot,
+}
+
+impl SourceClass {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceClass::Text => "text",
+            SourceClass::Extracted => "extracted",
+            SourceClass::Snapshot => "snapshot",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "text" => Some(SourceClass::Text),
+            "extracted" => Some(SourceClass::Extracted),
+            "snapshot" => Some(SourceClass::Snapshot),
+            _ => None,
+        }
+    }
+}
+
+/// Where a chunk came from, precisely enough to check it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Citation {
+    /// The document the chunk belongs to.
+    pub document_id: String,
+    /// The chunk.
+    pub chunk_id: String,
+    /// The source: a path relative to the base directory, or the URL of a snapshot.
+    pub source: String,
+    /// How the text was obtained.
+    pub source_class: SourceClass,
+    /// The extractor (`name@version`) for `extracted` sources and extracted snapshots.
+    pub extractor: Option<String>,
+    /// Byte offset where the chunk starts in the source text.
+    pub start_offset: u64,
+    /// Byte offset where the chunk ends (exclusive).
+    pub end_offset: u64,
+}
+
+/// The verdict of re-reading a cited source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verification {
+    /// The source still holds exactly the indexed bytes at the cited offsets.
+    Verified,
+    /// The source exists but no longer holds the indexed bytes there.
+    Drifted,
+    /// The source cannot be checked: missing, unreadable, outside its root, or extracted by an
+    /// extractor this build does not have.
+    Unresolvable,
+}
+
+/// One chunk, its citation and a fresh verification verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FetchChunkResponse {
+    /// The chunk.
+    pub chunk_id: String,
+    /// Its document.
+    pub document_id: String,
+    /// Position of the chunk in its document, from 0.
+    pub chunk_index: u32,
+    /// Where it came from.
+    pub citation: Citation,
+    /// Whether the source still says what was indexed.
+    pub verification: Verification,
+    /// The text read back from the source; present only when `verified`.
+    pub content: Option<String>,
+}
+
+/// Fetches a chunk and verifies its citation. A missing chunk is `ChunkNotFound` and reads no
+/// document.
+pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
+    let record = {
+        let conn = open.connection()?;
+        store::chunk_record(&conn, chunk_id)?
+    };
+    let Some(record) = record else {
+        return Err(Error::ChunkNotFound {
+            chunk_id: chunk_id.to_owned(),
+        });
+    };
+    let (verification, content) = verify(&record, open.base_dir(), &open.paths().snapshots);
+    Ok(FetchChunkResponse {
+        chunk_id: record.chunk_id.clone(),
+        document_id: record.document_id.clone(),
+        chunk_index: record.chunk_index,
+        citation: citation_of(&record),
+        verification,
+        content,
+    })
+}
+
+fn citation_of(record: &ChunkRecord) -> Citation {
+    Citation {
+        document_id: record.document_id.clone(),
+        chunk_id: record.chunk_id.clone(),
+        source: record.source.clone(),
+        source_class: record.source_class,
+        extractor: record.extractor.clone(),
+        start_offset: record.start_offset,
+        end_offset: record.end_offset,
+    }
+}
+
+/// Re-reads the source of `record` and compares it with the indexed chunk.
+pub(crate) fn verify(
+    record: &ChunkRecord,
+    base_dir: &Path,
+    snapshot_dir: &Path,
+) -> (Verification, Option<String>) {
+    let text = match source_text(record, base_dir, snapshot_dir) {
+        SourceText::Text(text) => text,
+        SourceText::Drifted => return (Verification::Drifted, None),
+        SourceText::Unresolvable => return (Verification::Unresolvable, None),
+    };
+    let (start, end) = (record.start_offset as usize, record.end_offset as usize);
+    match text.get(start..end) {
+        Some(slice) if slice == record.content => (Verification::Verified, Some(slice.to_owned())),
+        _ => (Verification::Drifted, None),
+    }
+}
+
+enum SourceText {
+    Text(String),
+    Drifted,
+    Unresolvable,
+}
+
+fn read_within(path: &Path, root: &Path) -> Option<Vec<u8>> {
+    if !resolves_within(path, root) {
+        return None;
+    }
+    std::fs::read(path).ok()
+}
+
+fn source_text(record: &ChunkRecord, base_dir: &Path, snapshot_dir: &Path) -> SourceText {
+    match record.source_class {
+        SourceClass::Snapshot => {
+            let Some(name) = record.snapshot.as_deref() else {
+                return SourceText::Unresolvable;
+            };
+            match read_within(&snapshot_dir.join(name), snapshot_dir) {
+                Some(bytes) => match String::from_utf8(bytes) {
+                    Ok(text) => SourceText::Text(text),
+                    Err(_) => SourceText::Drifted,
+                },
+                None => SourceText::Unresolvable,
+            }
+        }
+        SourceClass::Text => match read_within(&base_dir.join(&record.source), base_dir) {
+            // Bytes that are no longer UTF-8 at all certainly changed.
+            Some(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => SourceText::Text(text),
+                Err(_) => SourceText::Drifted,
+            },
+            None => SourceText::Unresolvable,
+        },
+        SourceClass::Extracted => {
+            let Some(extractor) = record.extractor.as_deref() else {
+                return SourceText::Unresolvable;
+            };
+            let path = base_dir.join(&record.source);
+            if extractor == BEIR_EXTRACTOR {
+                if !resolves_within(&path, base_dir) {
+                    return SourceText::Unresolvable;
+                }
+                return match extract::beir_document_text(&path, &record.document_id) {
+                    Ok(Some(text)) => SourceText::Text(text),
+                    // The corpus no longer has this record: its text changed.
+                    Ok(None) => SourceText::Drifted,
+                    Err(_) => SourceText::Unresolvable,
+                };
+            }
+            let Some(bytes) = read_within(&path, base_dir) else {
+                return SourceText::Unresolvable;
+            };
+            match extract::rerun(extractor, &bytes) {
+                Ok(Some(text)) => SourceText::Text(text),
+                // No extractor of the recorded identity in this build: cannot claim anything.
+                Ok(None) => SourceText::Unresolvable,
+                // The recorded extractor no longer parses the source: it changed.
+                Err(_) => SourceText::Drifted,
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Collection names, their on-disk paths, the read-only identity probe and enumeration.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::Error;
+use crate::retrieval::APPLICATION_ID;
+
+/// The longest collection name accepted.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Checks a collection name against `[A-Za-z0-9][A-Za-z0-9_-]{0,63}`.
+///
+/// Runs before anything touches the disk, so a traversal-shaped name is a validation error and
+/// never a probe of whether some path exists.
+pub fn validate_name(name: &str) -> Result<(), Error> {
+    let invalid = |message: &str| Error::Validation {
+        field: "collection".to_owned(),
+        message: message.to_owned(),
+    };
+    let bytes = name.as_bytes();
+    let Some(first) = bytes.first() else {
+        return Err(invalid("must not be empty"));
+    };
+    if bytes.len() > MAX_NAME_LEN {
+        return Err(invalid("must be at most 64 characters"));
+    }
+    if !first.is_ascii_alphanumeric() {
+        return Err(invalid("must start with an ASCII letter or digit"));
+    }
+    if !bytes
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+    {
+        return Err(invalid(
+            "may contain only ASCII letters, digits, '_' and '-'",
+        ));
+    }
+    Ok(())
+}
+
+/// The files and directories of one collection. Built only from a validated name.
+#[derive(Debug, Clone)]
+pub struct CollectionPaths {
+    /// The collection's name.
+    pub name: String,
+    /// `<index_dir>/<name>.sqlite3`.
+    pub sqlite: PathBuf,
+    /// `<index_dir>/<name>.tantivy`, holding one `g<N>` directory per generation.
+    pub tantivy: PathBuf,
+    /// `<index_dir>/<name>.snapshots`, holding fetched text of URL sources.
+    pub snapshots: PathBuf,
+}
+
+impl CollectionPaths {
+    /// Validates `name` and derives the collection's paths inside `index_dir`.
+    pub fn new(index_dir: &Path, name: &str) -> Result<Self, Error> {
+        validate_name(name)?;
+        Ok(Self {
+            name: name.to_owned(),
+            sqlite: index_dir.join(format!("{name}.sqlite3")),
+            tantivy: index_dir.join(format!("{name}.tantivy")),
+            snapshots: index_dir.join(format!("{name}.snapshots")),
+        })
+    }
+
+    /// The lexical index directory of generation `generation`.
+    pub fn generation_dir(&self, generation: u64) -> PathBuf {
+        self.tantivy.join(format!("g{generation}"))
+    }
+}
+
+/// Whether `path` is a groundkit collection, decided without writing anything.
+///
+/// Opens the file read-only and immutable (no locks, no `-wal`/`-shm` files) and compares
+/// `PRAGMA application_id`. Anything that is not an SQLite file, or carries another id, is not a
+/// collection.
+pub fn is_groundkit_store(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    let Some(uri) = immutable_uri(path) else {
+        return false;
+    };
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let Ok(conn) = Connection::open_with_flags(uri, flags) else {
+        return false;
+    };
+    conn.query_row("PRAGMA application_id", [], |row| row.get::<_, i32>(0))
+        .is_ok_and(|id| id == APPLICATION_ID)
+}
+
+/// A `file:` URI opening `path` read-only and immutable.
+fn immutable_uri(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    let mut escaped = String::with_capacity(text.len() + 32);
+    for c in text.chars() {
+        match c {
+            '%' => escaped.push_str("%25"),
+            '?' => escaped.push_str("%3f"),
+            '#' => escaped.push_str("%23"),
+            _ => escaped.push(c),
+        }
+    }
+    Some(format!("file:{escaped}?mode=ro&immutable=1"))
+}
+
+/// Whether `path` resolves (after following symlinks) inside `root`.
+pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {
+    match (path.canonicalize(), root.canonicalize()) {
+        (Ok(resolved), Ok(root)) => resolved.starts_with(root),
+        _ => false,
+    }
+}
+
+/// The names of the collections in an index directory, as the service returns them (an object,
+/// since MCP structured content must be one).
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct ListCollectionsResponse {
+    /// Collection names, sorted.
+    pub collections: Vec<String>,
+}
+
+/// Names of the collections in `index_dir`, sorted.
+///
+/// Read-only: each `*.sqlite3` candidate must resolve inside the index directory and pass the
+/// identity probe; anything else (an unrelated database, a planted symlink, a name that is not a
+/// valid collection name) is skipped, not reported and not touched. A missing index directory
+/// lists nothing.
+pub fn list_collections(index_dir: &Path) -> Result<Vec<String>, Error> {
+    let entries = match std::fs::read_dir(index_dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(Error::storage("cannot read the index directory", err)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| Error::storage("cannot read the index directory", err))?;
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let Some(stem) = file_name.strip_suffix(".sqlite3") else {
+            continue;
+        };
+        if validate_name(stem).is_err() {
+            continue;
+        }
+        let path = entry.path();
+        if !resolves_within(&path, index_dir) {
+            tracing::debug!(
+                name = stem,
+                "skipping: resolves outside the index directory"
+            );
+            continue;
+        }
+        if !is_groundkit_store(&path) {
+            tracing::debug!(name = stem, "skipping: not a groundkit collection");
+            continue;
+        }
+        names.push(stem.to_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_documented_pattern() {
+        for ok in ["a", "Papers", "scifact-2024", "x_y", &"a".repeat(64)] {
+            assert!(validate_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "_a",
+            "../etc",
+            "a/b",
+            "a.b",
+            "a b",
+            "é",
+            &"a".repeat(65),
+            "..",
+            "a\0",
+        ] {
+            let err = validate_name(bad).expect_err(bad);
+            assert_eq!(err.field(), Some("collection"));
+        }
+    }
+}

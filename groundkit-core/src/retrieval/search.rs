@@ -1,0 +1,266 @@
+//! Search over one open collection: request bounds, the analysed BM25 query, and the response
+//! the service returns unchanged.
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{DocAddress, Score, TantivyDocument, Term};
+
+use crate::Error;
+use crate::retrieval::analysis::{english_analyzer, terms};
+use crate::retrieval::citation::{Citation, SourceClass};
+use crate::retrieval::lexical::{Fields, LexicalIndex};
+use crate::retrieval::runtime::OpenCollection;
+use crate::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
+
+/// How to rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// BM25 over the analysed chunk text.
+    #[default]
+    Lexical,
+    /// Vector similarity; needs an embedding manifest.
+    Dense,
+    /// Reciprocal Rank Fusion of lexical and dense; needs an embedding manifest.
+    Hybrid,
+}
+
+impl SearchMode {
+    /// The serialized spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Lexical => "lexical",
+            SearchMode::Dense => "dense",
+            SearchMode::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// A search request against an already chosen collection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchParams {
+    /// Text to search for; plain text, never query syntax.
+    pub query: String,
+    /// How many chunks to return, `1..=MAX_TOP_K`.
+    pub top_k: u32,
+    /// How to rank.
+    #[serde(default)]
+    pub mode: SearchMode,
+}
+
+/// One ranked chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RetrievalResult {
+    /// The chunk.
+    pub chunk_id: String,
+    /// Its document.
+    pub document_id: String,
+    /// BM25 score (>= 0; higher is better).
+    pub score: f32,
+    /// Position in the ranking, from 1.
+    pub rank: u32,
+    /// The indexed chunk text.
+    pub content: String,
+    /// Where the chunk came from.
+    pub citation: Citation,
+}
+
+/// How a response was produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchMetadata {
+    /// The mode that ranked the results.
+    pub mode: SearchMode,
+    /// The collection generation the results come from.
+    pub generation: u64,
+    /// The `top_k` asked for.
+    pub top_k: u32,
+    /// Analysed query terms used (0: every word was a stop word or punctuation).
+    pub query_terms: u32,
+    /// Whether a reranker reordered the results.
+    pub reranked: bool,
+    /// The reranker's model, when reranked.
+    pub rerank_model: Option<String>,
+    /// How many candidates the reranker saw, when reranked.
+    pub rerank_input_depth: Option<u32>,
+}
+
+/// Ranked chunks and how they were produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchResponse {
+    /// The ranked chunks, best first.
+    pub results: Vec<RetrievalResult>,
+    /// `results.len()`.
+    pub total_results: u32,
+    /// How they were produced.
+    pub metadata: SearchMetadata,
+}
+
+/// Checks the caller-controlled bounds of a search request.
+pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
+    if params.query.trim().is_empty() {
+        return Err(Error::Validation {
+            field: "query".to_owned(),
+            message: "must contain some text".to_owned(),
+        });
+    }
+    if params.query.chars().count() > MAX_QUERY_CHARS {
+        return Err(Error::Validation {
+            field: "query".to_owned(),
+            message: format!("must be at most {MAX_QUERY_CHARS} characters"),
+        });
+    }
+    if params.top_k == 0 || params.top_k > MAX_TOP_K {
+        return Err(Error::Validation {
+            field: "top_k".to_owned(),
+            message: format!("must be between 1 and {MAX_TOP_K}"),
+        });
+    }
+    Ok(())
+}
+
+/// Searches `open` at the generation it was opened at.
+pub fn search(open: &OpenCollection, params: &SearchParams) -> Result<SearchResponse, Error> {
+    validate_params(params)?;
+    match params.mode {
+        SearchMode::Lexical => {}
+        SearchMode::Dense | SearchMode::Hybrid => {
+            let reason = if open.has_embeddings() {
+                "this build has no embedder to encode the query"
+            } else {
+                "the collection has no embedding manifest; it was ingested without an embedder"
+            };
+            return Err(Error::DenseUnavailable {
+                reason: reason.to_owned(),
+            });
+        }
+    }
+    let (hits, query_terms) = match open.lexical() {
+        Some(index) => lexical_hits(index, &params.query, params.top_k as usize)?,
+        None => (Vec::new(), 0),
+    };
+    let results = match open.lexical() {
+        Some(index) => hits
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, address))| load_result(index, address, score, i as u32 + 1))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Vec::new(),
+    };
+    Ok(SearchResponse {
+        total_results: results.len() as u32,
+        results,
+        metadata: SearchMetadata {
+            mode: params.mode,
+            generation: open.generation(),
+            top_k: params.top_k,
+            query_terms,
+            reranked: false,
+            rerank_model: None,
+            rerank_input_depth: None,
+        },
+    })
+}
+
+/// The BM25 query of `text`: a disjunction of the analysed terms, one clause per distinct term.
+pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32) {
+    let mut analyzer = english_analyzer();
+    let mut seen = HashSet::new();
+    let term_queries: Vec<Box<dyn Query>> = terms(&mut analyzer, text)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .map(|t| {
+            Box::new(TermQuery::new(
+                Term::from_field_text(fields.content, &t),
+                IndexRecordOption::WithFreqs,
+            )) as Box<dyn Query>
+        })
+        .collect();
+    let count = term_queries.len() as u32;
+    let query: Option<Box<dyn Query>> = match term_queries.len() {
+        0 => None,
+        1 => term_queries.into_iter().next(),
+        _ => Some(Box::new(BooleanQuery::new(
+            term_queries
+                .into_iter()
+                .map(|q| (Occur::Should, q))
+                .collect(),
+        ))),
+    };
+    (query, count)
+}
+
+/// The top `limit` chunk hits of `text`.
+pub fn lexical_hits(
+    index: &LexicalIndex,
+    text: &str,
+    limit: usize,
+) -> Result<(Vec<(Score, DocAddress)>, u32), Error> {
+    let (query, count) = build_query(&index.fields, text);
+    let Some(query) = query else {
+        return Ok((Vec::new(), 0));
+    };
+    let hits = index
+        .searcher
+        .search(&query, &TopDocs::with_limit(limit).order_by_score())
+        .map_err(|err| Error::storage("lexical search failed", err))?;
+    Ok((hits, count))
+}
+
+fn text_field(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
+    doc.get_first(field)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The stored document id of a hit.
+pub fn hit_document_id(index: &LexicalIndex, address: DocAddress) -> Result<String, Error> {
+    let doc: TantivyDocument = index
+        .searcher
+        .doc(address)
+        .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
+    Ok(text_field(&doc, index.fields.document_id))
+}
+
+fn load_result(
+    index: &LexicalIndex,
+    address: DocAddress,
+    score: Score,
+    rank: u32,
+) -> Result<RetrievalResult, Error> {
+    let f = &index.fields;
+    let doc: TantivyDocument = index
+        .searcher
+        .doc(address)
+        .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
+    let chunk_id = text_field(&doc, f.chunk_id);
+    let document_id = text_field(&doc, f.document_id);
+    let extractor = text_field(&doc, f.extractor);
+    let number = |field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_u64())
+            .unwrap_or_default()
+    };
+    let citation = Citation {
+        document_id: document_id.clone(),
+        chunk_id: chunk_id.clone(),
+        source: text_field(&doc, f.source),
+        source_class: SourceClass::parse(&text_field(&doc, f.source_class))
+            .unwrap_or(SourceClass::Text),
+        extractor: (!extractor.is_empty()).then_some(extractor),
+        start_offset: number(f.start),
+        end_offset: number(f.end),
+    };
+    Ok(RetrievalResult {
+        chunk_id,
+        document_id,
+        score: score.max(0.0),
+        rank,
+        content: text_field(&doc, f.content),
+        citation,
+    })
+}

@@ -1,0 +1,353 @@
+//! The `grk` command line: ingest, search, fetch, status, list and eval over local collections.
+//!
+//! `--json` prints exactly the response types the service returns, so a script parsing
+//! `grk search --json` and a client of the REST or MCP surface parse the same shape.
+
+mod output;
+mod progress;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use groundkit_core::Error;
+use groundkit_core::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
+use groundkit_core::retrieval::{
+    self, CollectionRuntime, IngestOptions, InputFormat, ListCollectionsResponse, SearchMode,
+    SearchParams,
+};
+
+/// Ground agents and programs in a local corpus.
+#[derive(Debug, Parser)]
+#[command(name = "grk", version, about)]
+pub struct Cli {
+    /// Directory holding the collections.
+    #[arg(
+        long,
+        global = true,
+        env = "GROUNDKIT_INDEX_DIR",
+        default_value = ".groundkit"
+    )]
+    pub index_dir: PathBuf,
+    /// Root that every file source lies in and citations resolve inside.
+    #[arg(long, global = true, default_value = ".")]
+    pub base_dir: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create or update a collection from files, directories, URLs or a BEIR corpus.
+    Ingest(IngestArgs),
+    /// Search a collection.
+    Search(SearchArgs),
+    /// Fetch one chunk and verify its citation against the source.
+    Fetch(FetchArgs),
+    /// Show a collection's size, identity and generation.
+    Status(StatusArgs),
+    /// List the collections in the index directory.
+    List(ListArgs),
+    /// Measure retrieval quality on BEIR-format queries and relevance judgements.
+    Eval(EvalArgs),
+    /// Serve search, fetch_chunk, list_collections and index_status over REST and MCP.
+    Serve(ServeCommand),
+}
+
+/// `grk serve`.
+#[derive(Debug, Args)]
+pub struct ServeCommand {
+    /// Where and how to serve.
+    #[command(flatten)]
+    pub serve: crate::serve::ServeArgs,
+}
+
+/// `grk ingest`.
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Collection to create or update.
+    #[arg(long, short)]
+    pub collection: String,
+    /// How to read the inputs.
+    #[arg(long, value_enum, default_value_t = FormatArg::Files)]
+    pub format: FormatArg,
+    /// Largest chunk, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_CHUNK_BYTES)]
+    pub chunk_bytes: usize,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Files, directories (walked, honouring .gitignore) and http:// URLs.
+    #[arg(required = true)]
+    pub inputs: Vec<String>,
+}
+
+/// Input formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// Text, Markdown, HTML and PDF files; URLs.
+    Files,
+    /// BEIR `corpus.jsonl`.
+    Beir,
+}
+
+/// `grk search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Collection to search.
+    #[arg(long, short)]
+    pub collection: String,
+    /// Query text (plain text; no query syntax).
+    pub query: String,
+    /// Number of chunks to return.
+    #[arg(long, default_value_t = 5)]
+    pub top_k: u32,
+    /// Ranking mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
+    pub mode: ModeArg,
+    /// Print the service's JSON response.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Search modes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// BM25.
+    Lexical,
+    /// Vectors (needs an embedding manifest).
+    Dense,
+    /// Reciprocal Rank Fusion (needs an embedding manifest).
+    Hybrid,
+}
+
+/// `grk fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// Collection holding the chunk.
+    #[arg(long, short)]
+    pub collection: String,
+    /// Chunk id, as a search returned it.
+    pub chunk_id: String,
+    /// Print the service's JSON response.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `grk status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Collection to describe.
+    #[arg(long, short)]
+    pub collection: String,
+    /// Print the service's JSON response.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `grk list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the service's JSON response.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `grk eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Collection to evaluate.
+    #[arg(long, short)]
+    pub collection: String,
+    /// BEIR `queries.jsonl`.
+    #[arg(long)]
+    pub queries: PathBuf,
+    /// BEIR qrels TSV (`query-id`, `corpus-id`, `score`).
+    #[arg(long)]
+    pub qrels: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses the process arguments and runs the command.
+pub fn main() -> ExitCode {
+    run(Cli::parse())
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match &cli.command {
+        Command::Ingest(args) => ingest(&cli, args),
+        Command::Search(args) => search(&cli, args),
+        Command::Fetch(args) => fetch(&cli, args),
+        Command::Status(args) => status(&cli, args),
+        Command::List(args) => list(&cli, args),
+        Command::Eval(args) => eval(&cli, args),
+        Command::Serve(args) => serve(&cli, args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            report_error(&err);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints an error for the operator: the message and its causes.
+fn report_error(err: &Error) {
+    let mut line = format!("error: {err}");
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        line.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    eprintln!("{line}");
+}
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|err| Error::internal(format!("cannot render JSON: {err}")))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{text}").map_err(|err| Error::storage("cannot write to stdout", err))
+}
+
+fn runtime(cli: &Cli) -> CollectionRuntime {
+    CollectionRuntime::new(cli.index_dir.clone(), cli.base_dir.clone(), 4)
+}
+
+fn serve(cli: &Cli, args: &ServeCommand) -> Result<(), Error> {
+    use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
+    crate::logging::init();
+    let registry = groundkit_core::Registry::<ServiceContext>::collect()
+        .map_err(|err| Error::internal(format!("the service tools cannot be served: {err}")))?;
+    let runtime = CollectionRuntime::new(
+        cli.index_dir.clone(),
+        cli.base_dir.clone(),
+        DEFAULT_CACHE_CAPACITY,
+    );
+    let info = groundkit_core::openapi::ApiInfo {
+        title: "groundkit".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let state = crate::AppState::new(
+        registry,
+        ServiceContext::new(runtime),
+        info,
+        crate::Limits::default(),
+    );
+    crate::serve::run(state, &args.serve).map_err(|err| Error::storage("the server stopped", err))
+}
+
+fn ingest(cli: &Cli, args: &IngestArgs) -> Result<(), Error> {
+    let mut options = IngestOptions::new(
+        cli.index_dir.clone(),
+        cli.base_dir.clone(),
+        args.collection.clone(),
+        args.inputs.clone(),
+    );
+    options.format = match args.format {
+        FormatArg::Files => InputFormat::Files,
+        FormatArg::Beir => InputFormat::Beir,
+    };
+    options.max_chunk_bytes = args.chunk_bytes;
+    let mut progress = progress::CliProgress::new(args.json);
+    let summary = retrieval::ingest(&options, &mut progress);
+    progress.finish();
+    let summary = summary?;
+    if args.json {
+        print_json(&summary)
+    } else {
+        output::print_ingest(&summary);
+        Ok(())
+    }
+}
+
+fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {
+    let runtime = runtime(cli);
+    let open = runtime.acquire(&args.collection)?;
+    let mode = match args.mode {
+        ModeArg::Lexical => SearchMode::Lexical,
+        ModeArg::Dense => SearchMode::Dense,
+        ModeArg::Hybrid => SearchMode::Hybrid,
+    };
+    let params = SearchParams {
+        query: args.query.clone(),
+        top_k: args.top_k,
+        mode,
+    };
+    let response = retrieval::search(&open, &params)?;
+    if args.json {
+        print_json(&response)
+    } else {
+        output::print_search(&response);
+        Ok(())
+    }
+}
+
+fn fetch(cli: &Cli, args: &FetchArgs) -> Result<(), Error> {
+    let runtime = runtime(cli);
+    let open = runtime.acquire(&args.collection)?;
+    let response = retrieval::fetch_chunk(&open, &args.chunk_id)?;
+    if args.json {
+        print_json(&response)
+    } else {
+        output::print_fetch(&response);
+        Ok(())
+    }
+}
+
+fn status(cli: &Cli, args: &StatusArgs) -> Result<(), Error> {
+    let runtime = runtime(cli);
+    let open = runtime.acquire(&args.collection)?;
+    let status = retrieval::index_status(&open, &runtime)?;
+    if args.json {
+        print_json(&status)
+    } else {
+        output::print_status(&status);
+        Ok(())
+    }
+}
+
+fn list(cli: &Cli, args: &ListArgs) -> Result<(), Error> {
+    let response = ListCollectionsResponse {
+        collections: retrieval::list_collections(&cli.index_dir)?,
+    };
+    if args.json {
+        print_json(&response)
+    } else {
+        if response.collections.is_empty() {
+            eprintln!("no collections in {}", display_dir(&cli.index_dir));
+        }
+        for name in &response.collections {
+            println!("{name}");
+        }
+        Ok(())
+    }
+}
+
+fn eval(cli: &Cli, args: &EvalArgs) -> Result<(), Error> {
+    let runtime = runtime(cli);
+    let open = runtime.acquire(&args.collection)?;
+    let queries = retrieval::eval::read_queries(&args.queries)?;
+    let qrels = retrieval::eval::read_qrels(&args.qrels)?;
+    let report = retrieval::eval::evaluate(&open, &queries, &qrels)?;
+    if args.json {
+        print_json(&report)
+    } else {
+        println!("queries     {}", report.queries);
+        println!("nDCG@10     {:.4}", report.ndcg_at_10);
+        println!("Recall@100  {:.4}", report.recall_at_100);
+        println!("MRR@10      {:.4}", report.mrr_at_10);
+        println!("seconds     {:.3}", report.seconds);
+        Ok(())
+    }
+}
+
+fn display_dir(path: &Path) -> String {
+    path.display().to_string()
+}

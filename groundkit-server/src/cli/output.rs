@@ -1,0 +1,86 @@
+//! Human-readable renderings of the command results.
+
+use groundkit_core::retrieval::{
+    FetchChunkResponse, IndexStatus, IngestSummary, SearchResponse, Verification,
+};
+
+const SNIPPET_CHARS: usize = 240;
+
+fn snippet(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= SNIPPET_CHARS {
+        return flat;
+    }
+    let cut: String = flat.chars().take(SNIPPET_CHARS).collect();
+    format!("{cut}…")
+}
+
+pub(super) fn print_ingest(summary: &IngestSummary) {
+    println!(
+        "{}: {} added, {} updated, {} unchanged, {} removed, {} failed",
+        summary.collection,
+        summary.added,
+        summary.updated,
+        summary.unchanged,
+        summary.removed,
+        summary.failed.len()
+    );
+    for failure in &summary.failed {
+        println!("  failed  {}: {}", failure.source, failure.reason);
+    }
+    println!(
+        "generation {}: {} documents, {} chunks ({:.2}s)",
+        summary.generation, summary.documents, summary.chunks, summary.seconds
+    );
+}
+
+pub(super) fn print_search(response: &SearchResponse) {
+    if response.results.is_empty() {
+        println!("no results (generation {})", response.metadata.generation);
+        return;
+    }
+    for hit in &response.results {
+        let c = &hit.citation;
+        println!(
+            "{:>2}. {:.3}  {}  [{}..{}]  chunk {}",
+            hit.rank, hit.score, c.source, c.start_offset, c.end_offset, hit.chunk_id
+        );
+        println!("    {}", snippet(&hit.content));
+    }
+}
+
+pub(super) fn print_fetch(response: &FetchChunkResponse) {
+    let c = &response.citation;
+    let verdict = match response.verification {
+        Verification::Verified => "verified",
+        Verification::Drifted => "drifted (the source changed since ingest)",
+        Verification::Unresolvable => "unresolvable (the source cannot be read or checked)",
+    };
+    println!("chunk      {}", response.chunk_id);
+    println!("document   {}", response.document_id);
+    println!("source     {} ({})", c.source, c.source_class.as_str());
+    if let Some(extractor) = &c.extractor {
+        println!("extractor  {extractor}");
+    }
+    println!("offsets    {}..{}", c.start_offset, c.end_offset);
+    println!("verdict    {verdict}");
+    if let Some(content) = &response.content {
+        println!();
+        println!("{content}");
+    }
+}
+
+pub(super) fn print_status(status: &IndexStatus) {
+    println!("collection       {}", status.collection);
+    println!("documents        {}", status.document_count);
+    println!("chunks           {}", status.chunk_count);
+    println!("generation       {}", status.generation);
+    println!("schema version   {}", status.schema_version);
+    match &status.embedding {
+        Some(e) => println!(
+            "embedding        {} {} ({} dims)",
+            e.provider, e.model, e.dimension
+        ),
+        None => println!("embedding        none (lexical search only)"),
+    }
+}

@@ -1,0 +1,262 @@
+//! The grounding service: four read-only tools over the retrieval engine, declared with
+//! `#[tool]` and served by whatever transports serve a `Registry<ServiceContext>`.
+//!
+//! Everything a request may not choose (index and base directories, the reranker, the default
+//! `top_k`, the concurrency bound) lives in [`ServiceContext`], assembled once at start. Request
+//! types carry only a collection name, a chunk id, query text and ranking options.
+//!
+//! A collection name is validated by its declared pattern while the arguments are parsed, so a
+//! traversal-shaped name is a `validation_error` before anything touches the disk; existence is
+//! then checked by [`CollectionRuntime::acquire`] without creating a file, as the first step of
+//! every tool. Corpus-wide work (search, status) holds a permit of the one limiter both
+//! transports share, and all engine work runs off the async executor.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use garde::Validate;
+use groundkit_core::retrieval::{
+    self, CollectionRuntime, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
+    MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, RetrievalResult, SearchMode, SearchParams,
+    SearchResponse,
+};
+use groundkit_core::{Error, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// The `top_k` used when a search does not ask for one.
+pub const DEFAULT_TOP_K: u32 = 10;
+
+/// Concurrent corpus-wide operations (search, status) across both transports.
+pub const DEFAULT_MAX_CONCURRENT_SCANS: usize = 8;
+
+/// How long a corpus-wide operation waits for a permit before it is refused as `overloaded`.
+pub const PERMIT_WAIT: Duration = Duration::from_secs(5);
+
+/// Collections kept open at once.
+pub const DEFAULT_CACHE_CAPACITY: usize = 16;
+
+/// Reorders search candidates by a model's judgement of relevance.
+pub trait Reranker: Send + Sync {
+    /// Identity of the model, reported in search metadata.
+    fn model(&self) -> &str;
+
+    /// Reorder `candidates` (best first) for `query`; the result may be shorter.
+    fn rerank(
+        &self,
+        query: &str,
+        candidates: Vec<RetrievalResult>,
+    ) -> Result<Vec<RetrievalResult>, Error>;
+}
+
+/// What every service tool shares, assembled once at start.
+pub struct ServiceContext {
+    runtime: CollectionRuntime,
+    reranker: Option<Arc<dyn Reranker>>,
+    default_top_k: u32,
+    scans: Arc<Semaphore>,
+}
+
+impl ServiceContext {
+    /// A context serving the collections of `runtime`.
+    pub fn new(runtime: CollectionRuntime) -> Self {
+        Self {
+            runtime,
+            reranker: None,
+            default_top_k: DEFAULT_TOP_K,
+            scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
+        }
+    }
+
+    /// Use `reranker` for searches that ask for `rerank: true`.
+    pub fn with_reranker(mut self, reranker: Arc<dyn Reranker>) -> Self {
+        self.reranker = Some(reranker);
+        self
+    }
+
+    /// Bound concurrent corpus-wide operations to `permits`.
+    pub fn with_max_concurrent_scans(mut self, permits: usize) -> Self {
+        self.scans = Arc::new(Semaphore::new(permits.max(1)));
+        self
+    }
+
+    /// The collection runtime.
+    pub fn runtime(&self) -> &CollectionRuntime {
+        &self.runtime
+    }
+
+    async fn scan_permit(&self) -> Result<OwnedSemaphorePermit, Error> {
+        let acquire = Arc::clone(&self.scans).acquire_owned();
+        match tokio::time::timeout(PERMIT_WAIT, acquire).await {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(_closed)) => Err(Error::internal("the scan limiter was closed")),
+            Err(_elapsed) => Err(Error::Overloaded),
+        }
+    }
+}
+
+/// Run blocking engine work on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, Error> + Send + 'static,
+) -> Result<T, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| Error::internal(format!("engine task failed: {err}")))?
+}
+
+/// Open a collection: validate, check existence, reuse the cached generation when current.
+async fn acquire(ctx: &ServiceContext, name: &str) -> Result<Arc<OpenCollection>, Error> {
+    let runtime = ctx.runtime.clone();
+    let name = name.to_owned();
+    blocking(move || runtime.acquire(&name)).await
+}
+
+// Every collection field declares the engine's name pattern (garde needs the literal), so a
+// traversal-shaped name fails argument validation before anything touches the disk; the engine
+// validates again on acquire.
+
+/// Arguments of `search`.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    /// Collection to search.
+    #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
+    pub collection: String,
+    /// What to look for, as plain text (no query syntax: `+ - : "` are ordinary characters).
+    #[garde(length(chars, min = 1, max = MAX_QUERY_CHARS))]
+    pub query: String,
+    /// How many chunks to return (default 10).
+    #[garde(range(min = 1, max = MAX_TOP_K))]
+    pub top_k: Option<u32>,
+    /// Ranking mode (default `lexical`).
+    #[garde(skip)]
+    pub mode: Option<SearchMode>,
+    /// Rerank the candidates with the server's reranker (default false). Refused when the server
+    /// has none, rather than silently returning an unreranked list.
+    #[garde(skip)]
+    pub rerank: Option<bool>,
+}
+
+/// Search a collection and return ranked chunks with citations.
+///
+/// Each result carries the chunk text as indexed and a citation (source, source class,
+/// extractor, byte offsets) that `fetch_chunk` re-verifies against the source.
+#[tool(read_only, rest = "POST /search", title = "Search a collection")]
+pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<SearchResponse, Error> {
+    let rerank = request.rerank.unwrap_or(false);
+    let reranker = match (rerank, &ctx.reranker) {
+        (true, None) => return Err(Error::RerankerNotConfigured),
+        (true, Some(reranker)) => Some(Arc::clone(reranker)),
+        (false, _) => None,
+    };
+    let open = acquire(ctx, &request.collection).await?;
+    let top_k = request.top_k.unwrap_or(ctx.default_top_k);
+    let params = SearchParams {
+        query: request.query,
+        // A reranker sees a pinned candidate depth, whatever top_k the caller asked for.
+        top_k: if reranker.is_some() { MAX_TOP_K } else { top_k },
+        mode: request.mode.unwrap_or_default(),
+    };
+    let permit = ctx.scan_permit().await?;
+    blocking(move || {
+        let _permit = permit;
+        let mut response = retrieval::search(&open, &params)?;
+        if let Some(reranker) = reranker {
+            let depth = response.results.len();
+            let mut results = reranker.rerank(&params.query, response.results)?;
+            results.truncate(top_k as usize);
+            for (rank, result) in results.iter_mut().enumerate() {
+                result.rank = rank as u32 + 1;
+            }
+            response.total_results = results.len() as u32;
+            response.results = results;
+            response.metadata.top_k = top_k;
+            response.metadata.reranked = true;
+            response.metadata.rerank_model = Some(reranker.model().to_owned());
+            response.metadata.rerank_input_depth = Some(depth as u32);
+        }
+        Ok(response)
+    })
+    .await
+}
+
+/// Arguments of `fetch_chunk`: both come from the path.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct FetchChunkRequest {
+    /// Collection holding the chunk.
+    #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
+    pub collection: String,
+    /// The chunk id from a search result.
+    #[garde(length(min = 1, max = 128))]
+    pub chunk_id: String,
+}
+
+/// Fetch one chunk and verify its citation against the source, byte for byte.
+///
+/// The verdict is `verified` (content returned), `drifted` (the source changed since ingest) or
+/// `unresolvable` (the source is missing, unreadable or outside the allowed directory); only a
+/// verified chunk carries content, and every verdict is a successful answer.
+#[tool(
+    read_only,
+    rest = "GET /collections/{collection}/chunks/{chunk_id}",
+    title = "Fetch and verify a chunk"
+)]
+pub async fn fetch_chunk(
+    ctx: &ServiceContext,
+    request: FetchChunkRequest,
+) -> Result<FetchChunkResponse, Error> {
+    let open = acquire(ctx, &request.collection).await?;
+    blocking(move || retrieval::fetch_chunk(&open, &request.chunk_id)).await
+}
+
+/// Arguments of `list_collections`: none.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ListCollectionsRequest {}
+
+/// List the collections this server can search.
+///
+/// Only files a read-only probe identifies as groundkit collections, inside the index
+/// directory, are listed.
+#[tool(read_only, rest = "GET /collections", title = "List collections")]
+pub async fn list_collections(
+    ctx: &ServiceContext,
+    _request: ListCollectionsRequest,
+) -> Result<ListCollectionsResponse, Error> {
+    let index_dir = ctx.runtime.index_dir().to_owned();
+    let collections = blocking(move || retrieval::list_collections(&index_dir)).await?;
+    Ok(ListCollectionsResponse { collections })
+}
+
+/// Arguments of `index_status`: the collection, from the path.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct IndexStatusRequest {
+    /// Collection to describe.
+    #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
+    pub collection: String,
+}
+
+/// Describe a collection: counts, embedding identity, generation and cache counters.
+///
+/// Never reports sources, content or paths.
+#[tool(
+    read_only,
+    rest = "GET /collections/{collection}/status",
+    title = "Collection status"
+)]
+pub async fn index_status(
+    ctx: &ServiceContext,
+    request: IndexStatusRequest,
+) -> Result<IndexStatus, Error> {
+    let open = acquire(ctx, &request.collection).await?;
+    let runtime = ctx.runtime.clone();
+    let permit = ctx.scan_permit().await?;
+    blocking(move || {
+        let _permit = permit;
+        retrieval::index_status(&open, &runtime)
+    })
+    .await
+}

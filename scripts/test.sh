@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite: every Rust test (unit, integration, compile-fail, expansion snapshots),
+# then the real-client tests when their runner is present. Installs nothing system-wide; client
+# environments are created under the repository (.venv, node_modules).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --workspace --locked "$@"
+
+if [ -x tests/clients/run.sh ]; then
+    tests/clients/run.sh
+fi

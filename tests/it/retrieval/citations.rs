@@ -1,0 +1,199 @@
+//! Citation verification: verified, drifted and unresolvable, for text and extracted sources.
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::{self, SourceClass, Verification};
+
+use super::Fixture;
+
+fn only_chunk(fx: &Fixture, collection: &str) -> String {
+    let ids = fx.chunk_ids(collection);
+    assert_eq!(ids.len(), 1, "expected one chunk, got {ids:?}");
+    ids[0].clone()
+}
+
+#[test]
+fn unchanged_source_is_verified_with_content() {
+    let fx = Fixture::new();
+    fx.write("a.md", "# Tea\n\nGreen tea wants water at 80 degrees.\n");
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Verified);
+    assert_eq!(
+        fetched.content.as_deref(),
+        Some("# Tea\n\nGreen tea wants water at 80 degrees.")
+    );
+    assert_eq!(fetched.citation.source, "a.md");
+    assert_eq!(fetched.citation.source_class, SourceClass::Text);
+    assert_eq!(
+        (fetched.citation.start_offset, fetched.citation.end_offset),
+        (0, 43)
+    );
+}
+
+#[test]
+fn edited_source_is_reported_drifted_without_content() {
+    let fx = Fixture::new();
+    let path = fx.write("a.md", "Green tea wants water at 80 degrees.");
+    fx.ingest_all("c");
+    // Same length, one byte different: only a byte comparison notices.
+    std::fs::write(&path, "Green tea wants water at 90 degrees.").expect("edit");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Drifted);
+    assert_eq!(fetched.content, None);
+    // Search still answers with the indexed text.
+    let hits = fx.search("c", "green tea", 5);
+    assert_eq!(
+        hits.results[0].content,
+        "Green tea wants water at 80 degrees."
+    );
+}
+
+#[test]
+fn deleted_source_is_reported_unresolvable() {
+    let fx = Fixture::new();
+    let path = fx.write("a.md", "Green tea wants water at 80 degrees.");
+    fx.ingest_all("c");
+    std::fs::remove_file(path).expect("delete");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Unresolvable);
+    assert_eq!(fetched.content, None);
+}
+
+#[test]
+fn source_replaced_by_symlink_escaping_base_dir_is_unresolvable() {
+    let fx = Fixture::new();
+    let text = "Green tea wants water at 80 degrees.";
+    let path = fx.write("a.md", text);
+    fx.ingest_all("c");
+    // The same bytes, but outside the base directory: never read, never verified.
+    let outside = fx.outside().join("secret.md");
+    std::fs::write(&outside, text).expect("outside file");
+    std::fs::remove_file(&path).expect("remove");
+    std::os::unix::fs::symlink(&outside, &path).expect("symlink");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Unresolvable);
+    assert_eq!(fetched.content, None);
+}
+
+#[test]
+fn symlink_escaping_base_dir_is_not_ingested() {
+    let fx = Fixture::new();
+    let outside = fx.outside().join("secret.md");
+    std::fs::write(&outside, "private notes").expect("outside file");
+    std::os::unix::fs::symlink(&outside, fx.base.join("link.md")).expect("symlink");
+    fx.write("ok.md", "public notes");
+    let summary = fx.ingest_all("c");
+    assert_eq!(summary.added, 1);
+    assert_eq!(summary.failed.len(), 1);
+    assert_eq!(summary.failed[0].source, "link.md");
+    assert!(fx.search("c", "private", 5).results.is_empty());
+}
+
+#[test]
+fn html_is_verified_by_rerunning_its_extractor() {
+    let fx = Fixture::new();
+    let path = fx.write(
+        "page.html",
+        "<html><body><h1>Burns</h1><p>Cool the burn under <b>running</b> water.</p></body></html>",
+    );
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let id = only_chunk(&fx, "c");
+    let fetched = retrieval::fetch_chunk(&open, &id).expect("fetch");
+    assert_eq!(fetched.citation.source_class, SourceClass::Extracted);
+    assert_eq!(
+        fetched.citation.extractor.as_deref(),
+        Some("groundkit-html@1")
+    );
+    assert_eq!(fetched.verification, Verification::Verified);
+    assert_eq!(
+        fetched.content.as_deref(),
+        Some("Burns\n\nCool the burn under running water.")
+    );
+
+    // Markup-only edits leave the extracted text, and so the verdict, unchanged.
+    std::fs::write(
+        &path,
+        "<html><body><h1 class=x>Burns</h1><p>Cool the burn under <i>running</i> water.</p></body></html>",
+    )
+    .expect("edit markup");
+    assert_eq!(
+        retrieval::fetch_chunk(&open, &id)
+            .expect("fetch")
+            .verification,
+        Verification::Verified
+    );
+
+    std::fs::write(&path, "<p>Use ice.</p>").expect("edit text");
+    assert_eq!(
+        retrieval::fetch_chunk(&open, &id)
+            .expect("fetch")
+            .verification,
+        Verification::Drifted
+    );
+}
+
+#[test]
+fn extracted_source_from_another_extractor_version_cannot_be_verified() {
+    let fx = Fixture::new();
+    fx.write("page.html", "<p>Cool the burn under running water.</p>");
+    fx.ingest_all("c");
+    let conn = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open store");
+    conn.execute("UPDATE documents SET extractor = 'groundkit-html@0'", [])
+        .expect("rewrite");
+    drop(conn);
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Unresolvable);
+    assert_eq!(fetched.content, None);
+}
+
+#[test]
+fn unknown_chunk_is_chunk_not_found() {
+    let fx = Fixture::new();
+    fx.write("a.md", "text");
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let err = retrieval::fetch_chunk(&open, "nope").expect_err("missing chunk");
+    assert!(matches!(err, Error::ChunkNotFound { .. }), "{err:?}");
+    assert_eq!(err.mapping().http_status, 404);
+}
+
+#[test]
+fn chunk_offsets_are_exact_and_never_split_utf8() {
+    let fx = Fixture::new();
+    let text = "Crème brûlée — «brûlée» means burnt. 抹茶 is whisked matcha ✓. ".repeat(30);
+    fx.write("u.md", &text);
+    let mut options = fx.options("c", &[&fx.base]);
+    options.max_chunk_bytes = 70;
+    let summary = retrieval::ingest(&options, &mut retrieval::NoProgress).expect("ingest");
+    assert!(summary.chunks > 20, "{summary:?}");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let bytes = text.as_bytes();
+    for id in fx.chunk_ids("c") {
+        let fetched = retrieval::fetch_chunk(&open, &id).expect("fetch");
+        assert_eq!(fetched.verification, Verification::Verified, "{id}");
+        let (s, e) = (
+            fetched.citation.start_offset as usize,
+            fetched.citation.end_offset as usize,
+        );
+        assert!(text.is_char_boundary(s) && text.is_char_boundary(e));
+        assert!(e - s <= 70);
+        assert_eq!(
+            fetched.content.as_deref().map(str::as_bytes),
+            Some(&bytes[s..e])
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! The `grk` command line: `--json` prints exactly the engine's response types.
+
+use std::process::Command;
+
+use groundkit_core::retrieval::{
+    FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse, Verification,
+};
+
+use super::Fixture;
+
+const GRK: &str = env!("CARGO_BIN_EXE_grk-it");
+
+fn grk(fx: &Fixture, args: &[&str]) -> std::process::Output {
+    Command::new(GRK)
+        .arg("--index-dir")
+        .arg(&fx.index)
+        .args(args)
+        .current_dir(&fx.base)
+        .env_remove("GROUNDKIT_INDEX_DIR")
+        .output()
+        .expect("run grk")
+}
+
+fn json<T: serde::de::DeserializeOwned>(out: &std::process::Output) -> T {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("response JSON")
+}
+
+#[test]
+fn json_output_is_the_service_response_and_human_output_is_readable() {
+    let fx = Fixture::new();
+    fx.write("notes/tea.md", "Green tea wants water at 80 degrees.");
+    fx.write("notes/coffee.md", "Espresso wants water at 93 degrees.");
+    let out = grk(&fx, &["ingest", "--collection", "n", "notes"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2 added"), "{text}");
+
+    let search: SearchResponse = json(&grk(
+        &fx,
+        &["search", "--collection", "n", "green tea", "--json"],
+    ));
+    assert_eq!(search.results[0].document_id, "notes/tea.md");
+    let human = grk(&fx, &["search", "--collection", "n", "green tea"]);
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        human.contains("notes/tea.md") && human.contains("[0..36]") && human.contains("Green tea"),
+        "{human}"
+    );
+
+    let fetched: FetchChunkResponse = json(&grk(
+        &fx,
+        &[
+            "fetch",
+            "--collection",
+            "n",
+            &search.results[0].chunk_id,
+            "--json",
+        ],
+    ));
+    assert_eq!(fetched.verification, Verification::Verified);
+
+    let status: IndexStatus = json(&grk(&fx, &["status", "--collection", "n", "--json"]));
+    assert_eq!(status.document_count, 2);
+
+    let list: ListCollectionsResponse = json(&grk(&fx, &["list", "--json"]));
+    assert_eq!(list.collections, vec!["n".to_owned()]);
+}
+
+#[test]
+fn eval_prints_the_three_metrics() {
+    let fx = Fixture::new();
+    fx.write(
+        "beir/corpus.jsonl",
+        concat!(
+            r#"{"_id": "d1", "title": "Tea", "text": "Green tea is brewed cool."}"#,
+            "\n",
+            r#"{"_id": "d2", "title": "Coffee", "text": "Espresso is brewed hot."}"#,
+            "\n",
+        ),
+    );
+    fx.write(
+        "beir/queries.jsonl",
+        concat!(
+            r#"{"_id": "q1", "text": "green tea"}"#,
+            "\n",
+            r#"{"_id": "q2", "text": "espresso coffee"}"#,
+            "\n",
+        ),
+    );
+    fx.write(
+        "beir/qrels.tsv",
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n",
+    );
+    let out = grk(
+        &fx,
+        &["ingest", "--collection", "b", "--format", "beir", "beir"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = json(&grk(
+        &fx,
+        &[
+            "eval",
+            "--collection",
+            "b",
+            "--queries",
+            "beir/queries.jsonl",
+            "--qrels",
+            "beir/qrels.tsv",
+            "--json",
+        ],
+    ));
+    assert_eq!(report["queries"], 2);
+    assert_eq!(report["ndcg_at_10"], 1.0);
+    assert_eq!(report["recall_at_100"], 1.0);
+    assert_eq!(report["mrr_at_10"], 1.0);
+    let human = grk(
+        &fx,
+        &[
+            "eval",
+            "--collection",
+            "b",
+            "--queries",
+            "beir/queries.jsonl",
+            "--qrels",
+            "beir/qrels.tsv",
+        ],
+    );
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        human.contains("nDCG@10") && human.contains("Recall@100") && human.contains("MRR@10"),
+        "{human}"
+    );
+}
+
+#[test]
+fn unknown_collection_fails_with_a_clear_message_and_creates_nothing() {
+    let fx = Fixture::new();
+    let out = grk(&fx, &["search", "--collection", "nope", "tea"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'nope' does not exist"));
+    assert!(!fx.index.exists());
+}

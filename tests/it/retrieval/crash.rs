@@ -1,0 +1,163 @@
+//! Crash consistency: a real `grk ingest` process killed with SIGKILL at several points leaves
+//! readers on the last complete generation, and the next ingest succeeds with no cleanup.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use groundkit_core::retrieval::{self, PAUSE_AT_ENV};
+
+use super::Fixture;
+
+const GRK: &str = env!("CARGO_BIN_EXE_grk-it");
+
+fn grk(fx: &Fixture) -> Command {
+    let mut cmd = Command::new(GRK);
+    cmd.arg("--index-dir")
+        .arg(&fx.index)
+        .arg("--base-dir")
+        .arg(&fx.base)
+        .current_dir(&fx.base);
+    cmd
+}
+
+/// Runs `grk ingest` until it reports reaching `phase`, then kills it with SIGKILL.
+fn ingest_killed_at(fx: &Fixture, phase: &str) {
+    let mut child = grk(fx)
+        .args(["ingest", "--collection", "c", "."])
+        .env(PAUSE_AT_ENV, phase)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn grk");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut reached = false;
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("stderr line");
+        if line.contains(&format!("paused at {phase}")) {
+            reached = true;
+            break;
+        }
+    }
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reap");
+    assert!(reached, "ingest never reached {phase}");
+}
+
+fn ingest_ok(fx: &Fixture) -> serde_json::Value {
+    let out = grk(fx)
+        .args(["ingest", "--collection", "c", "--json", "."])
+        .output()
+        .expect("run grk");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("summary JSON")
+}
+
+fn version_one(fx: &Fixture) {
+    fx.write("a.md", "alpha original text");
+    fx.write("b.md", "bravo original text");
+}
+
+fn version_two(fx: &Fixture) {
+    fx.write("a.md", "alpha edited text");
+    std::fs::remove_file(fx.base.join("b.md")).expect("delete b");
+    fx.write("c.md", "charlie new text");
+}
+
+fn found(fx: &Fixture, query: &str) -> bool {
+    !fx.search("c", query, 5).results.is_empty()
+}
+
+#[test]
+fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generation() {
+    for phase in ["indexing", "tantivy-committed", "published"] {
+        let fx = Fixture::new();
+        version_one(&fx);
+        let first = ingest_ok(&fx);
+        assert_eq!(first["generation"], 1);
+        version_two(&fx);
+        ingest_killed_at(&fx, phase);
+
+        let runtime = fx.runtime();
+        let open = runtime.acquire("c").expect("collection still opens");
+        assert_eq!(open.generation(), 1, "{phase}");
+        assert!(
+            found(&fx, "original") && found(&fx, "bravo"),
+            "{phase}: generation 1 answers"
+        );
+        assert!(
+            !found(&fx, "charlie") && !found(&fx, "edited"),
+            "{phase}: nothing of the killed ingest"
+        );
+        let status = retrieval::index_status(&open, &runtime).expect("status");
+        assert_eq!(
+            (status.document_count, status.chunk_count),
+            (2, 2),
+            "{phase}"
+        );
+
+        let next = ingest_ok(&fx);
+        assert_eq!(
+            (
+                next["added"].as_u64(),
+                next["updated"].as_u64(),
+                next["removed"].as_u64()
+            ),
+            (Some(1), Some(1), Some(1)),
+            "{phase}"
+        );
+        assert_eq!(next["generation"], 2, "{phase}");
+        assert!(
+            found(&fx, "charlie") && found(&fx, "edited") && !found(&fx, "bravo"),
+            "{phase}"
+        );
+        let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            dirs,
+            vec![std::ffi::OsString::from("g2")],
+            "{phase}: debris removed"
+        );
+    }
+}
+
+#[test]
+fn killed_ingest_after_the_sqlite_commit_is_complete_and_cleaned_up_next_time() {
+    let fx = Fixture::new();
+    version_one(&fx);
+    ingest_ok(&fx);
+    version_two(&fx);
+    ingest_killed_at(&fx, "committed");
+    let runtime = fx.runtime();
+    assert_eq!(runtime.acquire("c").expect("open").generation(), 2);
+    assert!(found(&fx, "charlie") && !found(&fx, "bravo"));
+    let next = ingest_ok(&fx);
+    assert_eq!(next["unchanged"], 2);
+    assert_eq!(next["generation"], 2);
+    let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(dirs, vec![std::ffi::OsString::from("g2")]);
+}
+
+#[test]
+fn killed_first_ingest_leaves_an_empty_collection_and_the_next_ingest_succeeds() {
+    let fx = Fixture::new();
+    version_one(&fx);
+    ingest_killed_at(&fx, "tantivy-committed");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    assert_eq!(open.generation(), 0);
+    assert!(fx.search("c", "alpha", 5).results.is_empty());
+    let next = ingest_ok(&fx);
+    assert_eq!(next["added"], 2);
+    assert!(found(&fx, "alpha"));
+}

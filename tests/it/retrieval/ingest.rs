@@ -1,0 +1,220 @@
+//! Ingest: incremental re-ingest, per-source failures, .gitignore, BEIR import, URL snapshots.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::{self, InputFormat, NoProgress, SourceClass, Verification};
+
+use super::Fixture;
+
+#[test]
+fn reingest_skips_unchanged_replaces_changed_and_removes_deleted() {
+    let fx = Fixture::new();
+    fx.write("a.md", "alpha apples");
+    fx.write("b.md", "bravo bananas");
+    let c = fx.write("c.md", "charlie cherries");
+    let first = fx.ingest_all("col");
+    assert_eq!(
+        (first.added, first.updated, first.unchanged, first.removed),
+        (3, 0, 0, 0)
+    );
+    assert_eq!(first.generation, 1);
+
+    let again = fx.ingest_all("col");
+    assert_eq!(
+        (again.added, again.updated, again.unchanged, again.removed),
+        (0, 0, 3, 0)
+    );
+    assert_eq!(again.generation, 1, "nothing changed, so no new generation");
+
+    fx.write("a.md", "alpha apricots");
+    std::fs::remove_file(c).expect("delete");
+    fx.write("d.md", "delta dates");
+    let third = fx.ingest_all("col");
+    assert_eq!(
+        (third.added, third.updated, third.unchanged, third.removed),
+        (1, 1, 1, 1)
+    );
+    assert_eq!(third.generation, 2);
+    assert_eq!((third.documents, third.chunks), (3, 3));
+
+    assert!(fx.search("col", "cherries", 5).results.is_empty());
+    assert!(fx.search("col", "apples", 5).results.is_empty());
+    assert_eq!(
+        fx.search("col", "apricots", 5).results[0].document_id,
+        "a.md"
+    );
+    assert_eq!(fx.search("col", "dates", 5).results[0].document_id, "d.md");
+}
+
+#[test]
+fn bad_inputs_are_reported_per_file_and_skipped() {
+    let fx = Fixture::new();
+    fx.write("good.md", "good content about kites");
+    fx.write("bad.txt", [0xff, 0xfe, 0x00, 0x41]);
+    fx.write("empty.md", "   \n");
+    fx.write("broken.pdf", "not a pdf at all");
+    let missing = fx.base.join("missing.md");
+    let options = fx.options("col", &[&fx.base, &missing]);
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest completes");
+    assert_eq!(summary.added, 1);
+    let mut failed: Vec<&str> = summary.failed.iter().map(|f| f.source.as_str()).collect();
+    failed.sort_unstable();
+    assert_eq!(failed.len(), 4, "{:?}", summary.failed);
+    assert!(failed.contains(&"bad.txt") && failed.contains(&"empty.md"));
+    assert!(failed.contains(&"broken.pdf"));
+    for failure in &summary.failed {
+        assert!(
+            !failure.reason.contains(fx.base.to_str().expect("utf8")),
+            "{failure:?}"
+        );
+    }
+    assert_eq!(fx.search("col", "kites", 5).total_results, 1);
+}
+
+#[test]
+fn gitignored_files_are_not_ingested() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "drafts/\n*.secret.md\n");
+    fx.write("keep.md", "published notes on owls");
+    fx.write("drafts/wip.md", "draft notes on owls");
+    fx.write("x.secret.md", "secret notes on owls");
+    let summary = fx.ingest_all("col");
+    assert_eq!(summary.added, 1, "{summary:?}");
+    let hits = fx.search("col", "owls", 10);
+    assert_eq!(hits.results.len(), 1);
+    assert_eq!(hits.results[0].document_id, "keep.md");
+}
+
+#[test]
+fn beir_corpus_keeps_record_ids_and_indexes_title_and_text() {
+    let fx = Fixture::new();
+    let corpus = fx.write(
+        "beir/corpus.jsonl",
+        concat!(
+            r#"{"_id": "doc-1", "title": "Vitamin D and bones", "text": "Supplements reduce fractures."}"#,
+            "\n",
+            r#"{"_id": "doc-2", "title": "", "text": "Coffee and sleep quality."}"#,
+            "\n",
+            "not json\n",
+        ),
+    );
+    let mut options = fx.options("beir", &[&corpus]);
+    options.format = InputFormat::Beir;
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    assert_eq!(summary.added, 2);
+    assert_eq!(summary.failed.len(), 1);
+    assert_eq!(summary.failed[0].source, "beir/corpus.jsonl:3");
+
+    let hits = fx.search("beir", "vitamin", 5);
+    assert_eq!(hits.results[0].document_id, "doc-1");
+    assert_eq!(
+        hits.results[0].content,
+        "Vitamin D and bones\n\nSupplements reduce fractures."
+    );
+    let citation = &hits.results[0].citation;
+    assert_eq!(citation.source, "beir/corpus.jsonl");
+    assert_eq!(citation.source_class, SourceClass::Extracted);
+
+    let runtime = fx.runtime();
+    let open = runtime.acquire("beir").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &hits.results[0].chunk_id).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Verified);
+
+    let again = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    assert_eq!((again.added, again.unchanged), (0, 2));
+}
+
+/// Serves `body` as `content_type` to every request until the listener is dropped with the
+/// test process; bounded to `max_requests`.
+fn serve_once(body: &'static str, content_type: &'static str, max_requests: usize) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(max_requests) {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}/page")
+}
+
+#[test]
+fn url_is_ingested_as_a_snapshot_and_verified_from_the_snapshot_dir() {
+    let fx = Fixture::new();
+    let url = serve_once(
+        "<html><body><p>Lighthouses guide ships at night.</p></body></html>",
+        "text/html; charset=utf-8",
+        4,
+    );
+    let options = fx.options("web", &[]);
+    let options = retrieval::IngestOptions {
+        inputs: vec![url.clone()],
+        ..options
+    };
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    assert_eq!(summary.added, 1, "{summary:?}");
+
+    let hits = fx.search("web", "lighthouse", 5);
+    let hit = &hits.results[0];
+    assert_eq!(hit.citation.source, url);
+    assert_eq!(hit.citation.source_class, SourceClass::Snapshot);
+    assert_eq!(hit.content, "Lighthouses guide ships at night.");
+    let snapshots: Vec<_> = std::fs::read_dir(fx.index.join("web.snapshots"))
+        .expect("snapshot dir")
+        .collect();
+    assert_eq!(snapshots.len(), 1);
+
+    let runtime = fx.runtime();
+    let open = runtime.acquire("web").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &hit.chunk_id).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Verified);
+}
+
+#[test]
+fn failing_url_is_reported_and_skipped() {
+    let fx = Fixture::new();
+    // A port nothing listens on.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    fx.write("a.md", "some text");
+    let options = fx.options("web", &[&fx.base]);
+    let mut inputs = options.inputs.clone();
+    inputs.push(format!("http://127.0.0.1:{port}/gone"));
+    let summary = retrieval::ingest(
+        &retrieval::IngestOptions { inputs, ..options },
+        &mut NoProgress,
+    )
+    .expect("ingest completes");
+    assert_eq!(summary.added, 1);
+    assert_eq!(summary.failed.len(), 1);
+    assert!(summary.failed[0].source.ends_with("/gone"));
+}
+
+#[test]
+fn traversal_shaped_collection_name_is_refused_before_touching_disk() {
+    let fx = Fixture::new();
+    fx.write("a.md", "text");
+    for name in ["../escape", "a/b", ".hidden", "", "x.sqlite3"] {
+        let options = fx.options(name, &[&fx.base]);
+        let err = retrieval::ingest(&options, &mut NoProgress).expect_err(name);
+        assert!(
+            matches!(err, Error::Validation { ref field, .. } if field == "collection"),
+            "{err:?}"
+        );
+    }
+    assert!(!fx.index.exists(), "the index directory was created");
+}

@@ -1,0 +1,124 @@
+//! Retrieval engine and `grk` tests, against real SQLite files and tantivy indexes built in
+//! temporary directories.
+
+mod citations;
+mod cli;
+mod crash;
+mod ingest;
+mod listing;
+mod runtime;
+mod search;
+
+use std::path::{Path, PathBuf};
+
+use groundkit_core::retrieval::{
+    self, CollectionRuntime, IngestOptions, IngestSummary, NoProgress, SearchParams, SearchResponse,
+};
+
+/// A corpus directory (the base directory) and an index directory, both temporary.
+pub(crate) struct Fixture {
+    _root: tempfile::TempDir,
+    pub(crate) base: PathBuf,
+    pub(crate) index: PathBuf,
+}
+
+impl Fixture {
+    pub(crate) fn new() -> Self {
+        let root = tempfile::tempdir().expect("temp dir");
+        let base = root.path().join("corpus");
+        let index = root.path().join("index");
+        std::fs::create_dir_all(&base).expect("corpus dir");
+        Self {
+            base: base.canonicalize().expect("canonical base"),
+            index,
+            _root: root,
+        }
+    }
+
+    /// Another directory beside the corpus, outside the base directory.
+    pub(crate) fn outside(&self) -> PathBuf {
+        let dir = self.base.parent().expect("parent").join("outside");
+        std::fs::create_dir_all(&dir).expect("outside dir");
+        dir
+    }
+
+    pub(crate) fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.base.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent dirs");
+        }
+        std::fs::write(&path, content).expect("write fixture");
+        path
+    }
+
+    pub(crate) fn options(&self, collection: &str, inputs: &[&Path]) -> IngestOptions {
+        IngestOptions::new(
+            &self.index,
+            &self.base,
+            collection,
+            inputs.iter().map(|p| p.display().to_string()).collect(),
+        )
+    }
+
+    /// Ingests the whole base directory.
+    pub(crate) fn ingest_all(&self, collection: &str) -> IngestSummary {
+        retrieval::ingest(&self.options(collection, &[&self.base]), &mut NoProgress)
+            .expect("ingest succeeds")
+    }
+
+    pub(crate) fn runtime(&self) -> CollectionRuntime {
+        CollectionRuntime::new(&self.index, &self.base, 8)
+    }
+
+    pub(crate) fn search(&self, collection: &str, query: &str, top_k: u32) -> SearchResponse {
+        let runtime = self.runtime();
+        let open = runtime.acquire(collection).expect("collection opens");
+        retrieval::search(
+            &open,
+            &SearchParams {
+                query: query.to_owned(),
+                top_k,
+                mode: Default::default(),
+            },
+        )
+        .expect("search succeeds")
+    }
+
+    /// Every chunk id of a collection, read straight from its SQLite file.
+    pub(crate) fn chunk_ids(&self, collection: &str) -> Vec<String> {
+        let conn = rusqlite::Connection::open(self.index.join(format!("{collection}.sqlite3")))
+            .expect("open store");
+        let mut stmt = conn
+            .prepare("SELECT chunk_id FROM chunks ORDER BY document_id, chunk_index")
+            .expect("query");
+        stmt.query_map([], |row| row.get(0))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect()
+    }
+}
+
+/// Every file under `dir` (recursively), with its bytes, for "nothing was written" checks.
+pub(crate) fn snapshot_tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>, Option<std::time::SystemTime>)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let meta = std::fs::symlink_metadata(&path).expect("metadata");
+        if meta.is_dir() {
+            out.extend(snapshot_tree(&path));
+        } else if meta.is_file() {
+            out.push((
+                path.clone(),
+                std::fs::read(&path).expect("read"),
+                meta.modified().ok(),
+            ));
+        } else {
+            out.push((path, Vec::new(), None));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}

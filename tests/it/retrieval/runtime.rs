@@ -1,0 +1,105 @@
+//! The collection runtime: generation checks, counters, status, concurrent readers.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use groundkit_core::retrieval::{self, SearchMode, SearchParams};
+
+use super::Fixture;
+
+#[test]
+fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
+    let fx = Fixture::new();
+    fx.write("a.md", "alpha");
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let first = runtime.acquire("c").expect("open");
+    let second = runtime.acquire("c").expect("open");
+    assert!(Arc::ptr_eq(&first, &second));
+    let stats = runtime.stats("c");
+    assert_eq!((stats.acquires, stats.rebuilds), (2, 1));
+
+    fx.write("b.md", "bravo");
+    fx.ingest_all("c");
+    let third = runtime.acquire("c").expect("reopen");
+    assert!(!Arc::ptr_eq(&first, &third));
+    assert_eq!(third.generation(), 2);
+    // The old object keeps answering from its own generation.
+    assert_eq!(first.generation(), 1);
+    let old = retrieval::search(
+        &first,
+        &SearchParams {
+            query: "bravo".into(),
+            top_k: 5,
+            mode: SearchMode::Lexical,
+        },
+    )
+    .expect("search");
+    assert!(old.results.is_empty());
+
+    let status = retrieval::index_status(&third, &runtime).expect("status");
+    assert_eq!(
+        (status.retriever_acquires, status.retriever_rebuilds),
+        (3, 2)
+    );
+    assert_eq!(
+        (status.document_count, status.chunk_count, status.generation),
+        (2, 2, 2)
+    );
+    assert!(status.cache_enabled);
+    assert!(status.rebuild_seconds_total > 0.0);
+    // Reading the status does not move the counters.
+    retrieval::index_status(&third, &runtime).expect("status");
+    assert_eq!(runtime.stats("c").acquires, 3);
+    let json = serde_json::to_string(&status).expect("json");
+    assert!(!json.contains(fx.base.to_str().expect("utf8")) && !json.contains("a.md"));
+}
+
+#[test]
+fn readers_keep_answering_during_an_ingest() {
+    let fx = Fixture::new();
+    for i in 0..200 {
+        fx.write(
+            &format!("d{i}.md"),
+            format!("common word document number {i} about lighthouses"),
+        );
+    }
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let runtime = runtime.clone();
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut answered = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                let open = runtime.acquire("c").expect("acquire during ingest");
+                let hits = retrieval::search(
+                    &open,
+                    &SearchParams {
+                        query: "lighthouses".into(),
+                        top_k: 10,
+                        mode: SearchMode::Lexical,
+                    },
+                )
+                .expect("search during ingest");
+                assert_eq!(hits.results.len(), 10);
+                answered += 1;
+            }
+            answered
+        })
+    };
+    for round in 0..3 {
+        for i in 0..200 {
+            fx.write(
+                &format!("d{i}.md"),
+                format!("common word document number {i} round {round} about lighthouses"),
+            );
+        }
+        fx.ingest_all("c");
+    }
+    stop.store(true, Ordering::Relaxed);
+    let answered = reader.join().expect("reader thread");
+    assert!(answered > 0);
+    assert_eq!(runtime.acquire("c").expect("open").generation(), 4);
+}

@@ -1,0 +1,5 @@
+use groundkit_core::SideEffect;
+
+fn main() {
+    let _ = SideEffect::Mutating;
+}
