@@ -39,6 +39,9 @@ use crate::state::AppState;
 
 /// The path MCP is served at.
 pub const PATH: &str = "/mcp";
+/// The routes this transport adds to an app, as (method, path): everything else at [`PATH`] is
+/// 405. Route-parity checks add these to the registry's own routes.
+pub const ROUTES: &[(&str, &str)] = &[("POST", PATH), ("DELETE", PATH)];
 /// Session id header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
 /// Protocol version header.
@@ -204,21 +207,21 @@ async fn post<Ctx: Send + Sync + 'static>(
                 .is_some()
     });
 
-    if !stateless && !malformed {
-        if let Some(version) = &headers.protocol_version {
-            if Revision::parse(version.trim()).is_none() {
-                return refuse(
-                    &Error::InvalidRequest {
-                        field: None,
-                        message: format!(
-                            "unsupported MCP-Protocol-Version; this server speaks {}",
-                            Revision::supported().join(", ")
-                        ),
-                    },
-                    &req,
-                );
-            }
-        }
+    if !stateless
+        && !malformed
+        && let Some(version) = &headers.protocol_version
+        && Revision::parse(version.trim()).is_none()
+    {
+        return refuse(
+            &Error::InvalidRequest {
+                field: None,
+                message: format!(
+                    "unsupported MCP-Protocol-Version; this server speaks {}",
+                    Revision::supported().join(", ")
+                ),
+            },
+            &req,
+        );
     }
     let peer = if stateless || initialize || malformed {
         Peer::new()

@@ -426,10 +426,10 @@ fn stateless_revision(request: &Request, transport: Transport<'_>) -> Result<Rev
             "resources/read" => p.get("uri"),
             _ => None,
         });
-        if let Some(Value::String(name)) = name {
-            if headers.name.as_deref().map(decode_header).as_ref() != Some(name) {
-                return Err(mismatch("Header mismatch: Mcp-Name must equal params.name"));
-            }
+        if let Some(Value::String(name)) = name
+            && headers.name.as_deref().map(decode_header).as_ref() != Some(name)
+        {
+            return Err(mismatch("Header mismatch: Mcp-Name must equal params.name"));
         }
     }
     match Revision::parse(&version) {

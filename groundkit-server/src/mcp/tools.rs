@@ -22,10 +22,10 @@ pub const LIST_TTL_MS: u64 = 60_000;
 pub fn definition(spec: &ToolSpec, revision: Revision) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(spec.name()));
-    if revision.has_structured_output() {
-        if let Some(title) = spec.title() {
-            tool.insert("title".into(), json!(title));
-        }
+    if revision.has_structured_output()
+        && let Some(title) = spec.title()
+    {
+        tool.insert("title".into(), json!(title));
     }
     tool.insert("description".into(), json!(spec.description()));
     tool.insert("inputSchema".into(), spec.input_schema());

@@ -31,7 +31,8 @@ fn hello_state() -> Arc<AppState<HelloContext>> {
     ))
 }
 
-/// The (method, path) pairs the registry declares, plus the server's own OpenAPI route.
+/// The (method, path) pairs the registry declares, plus the server's own OpenAPI route and the
+/// MCP transport's endpoint.
 fn declared<Ctx>(state: &AppState<Ctx>) -> BTreeSet<Route> {
     let mut routes: BTreeSet<Route> = state
         .registry
@@ -45,6 +46,9 @@ fn declared<Ctx>(state: &AppState<Ctx>) -> BTreeSet<Route> {
         })
         .collect();
     routes.insert(("GET".into(), "/openapi.json".into()));
+    for (method, path) in groundkit_server::mcp::http::ROUTES {
+        routes.insert(((*method).into(), (*path).into()));
+    }
     routes
 }
 
@@ -92,7 +96,10 @@ fn rest_serves_exactly_the_registry() {
     let state = hello_state();
     let served = served(groundkit_server::app::build(Arc::clone(&state)));
     assert_eq!(served, declared(&state));
-    assert_eq!(served.len(), state.registry.len() + 1);
+    assert_eq!(
+        served.len(),
+        state.registry.len() + 1 + groundkit_server::mcp::http::ROUTES.len()
+    );
 }
 
 #[test]

@@ -36,6 +36,9 @@ fn send(server: &Server, mcp: bool, headers: &[(&str, &str)]) -> (u16, Option<St
     (response.status, kind)
 }
 
+/// A matrix row: name, headers, expected status, expected problem `kind`.
+type Case<'a> = (&'a str, Vec<(&'a str, String)>, u16, Option<&'a str>);
+
 #[test]
 fn host_and_origin_matrix_on_rest_and_mcp() {
     let server = Server::start(hello_state(Limits::default()));
@@ -46,7 +49,7 @@ fn host_and_origin_matrix_on_rest_and_mcp() {
     let wrong_port = format!("127.0.0.1:{}", port.wrapping_add(1));
     let good_origin = format!("http://localhost:{port}");
     let host = |h: &str| ("Host", h.to_owned());
-    let cases: Vec<(&str, Vec<(&str, String)>, u16, Option<&str>)> = vec![
+    let cases: Vec<Case> = vec![
         ("loopback literal with port", vec![host(&good)], 200, None),
         ("localhost with port", vec![host(&localhost)], 200, None),
         ("[::1] with port", vec![host(&v6)], 200, None),
@@ -219,9 +222,10 @@ fn a_routable_bind_policy_is_unrestricted_and_the_default_policy_fails_closed() 
 
 #[test]
 fn the_binary_refuses_non_loopback_binds_without_allow_remote_access() {
+    let hello = hello_bin();
     for host in ["0.0.0.0", "localhost", "::", "192.0.2.10"] {
         let started = Instant::now();
-        let output = Command::new(hello_bin())
+        let output = Command::new(&hello)
             .args(["--host", host, "--port", "0"])
             .stdin(Stdio::null())
             .output()
