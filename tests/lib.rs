@@ -115,7 +115,8 @@ pub fn send_raw(addr: SocketAddr, raw: &str) -> Response {
     parse_response(&bytes)
 }
 
-fn parse_response(bytes: &[u8]) -> Response {
+/// Parse one whole HTTP/1.1 response (chunked bodies are de-chunked).
+pub fn parse_response(bytes: &[u8]) -> Response {
     let text = String::from_utf8_lossy(bytes);
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let mut lines = head.split("\r\n");

@@ -97,7 +97,7 @@ async fn call<Ctx: Send + Sync + 'static>(
 async fn arguments(
     spec: &ToolSpec,
     req: &HttpRequest,
-    mut body: web::Payload,
+    body: web::Payload,
     limit: usize,
 ) -> Result<Value, Error> {
     let route = spec.route();
@@ -106,25 +106,7 @@ async fn arguments(
         if !is_json(req) {
             return Err(Error::UnsupportedMediaType);
         }
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<usize>().ok());
-        if declared.is_some_and(|len| len > limit) {
-            return Err(Error::PayloadTooLarge { limit });
-        }
-        let mut bytes = web::BytesMut::new();
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|_| Error::InvalidRequest {
-                field: None,
-                message: "the request body could not be read".into(),
-            })?;
-            if bytes.len() + chunk.len() > limit {
-                return Err(Error::PayloadTooLarge { limit });
-            }
-            bytes.extend_from_slice(&chunk);
-        }
+        let bytes = read_body(req, body, limit).await?;
         object = match serde_json::from_slice::<Value>(&bytes) {
             Ok(Value::Object(object)) => object,
             Ok(_) => {
@@ -156,7 +138,38 @@ async fn arguments(
     Ok(Value::Object(object))
 }
 
-fn is_json(req: &HttpRequest) -> bool {
+/// Read a request body of at most `limit` bytes: refused from its declared `Content-Length`
+/// before any byte is read, and otherwise as soon as the streamed bytes pass the limit, so an
+/// oversized body is never buffered whole. Shared by REST and MCP over HTTP.
+pub async fn read_body(
+    req: &HttpRequest,
+    mut body: web::Payload,
+    limit: usize,
+) -> Result<web::Bytes, Error> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|len| len > limit) {
+        return Err(Error::PayloadTooLarge { limit });
+    }
+    let mut bytes = web::BytesMut::new();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|_| Error::InvalidRequest {
+            field: None,
+            message: "the request body could not be read".into(),
+        })?;
+        if bytes.len() + chunk.len() > limit {
+            return Err(Error::PayloadTooLarge { limit });
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes.freeze())
+}
+
+/// Whether the request declares a JSON body (`application/json` or `application/*+json`).
+pub fn is_json(req: &HttpRequest) -> bool {
     req.mime_type().ok().flatten().is_some_and(|mime| {
         mime.type_() == "application"
             && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))

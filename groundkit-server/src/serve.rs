@@ -3,14 +3,17 @@
 //! `grk serve`) is served the same way.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use actix_web::HttpServer;
+use groundkit_core::Registry;
+use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
 use crate::guard::{self, BindTarget, HostPolicy};
 use crate::mcp;
-use crate::state::AppState;
+use crate::state::{AppState, Limits};
 
 /// How to serve: shared by `grk serve` and the example binaries.
 #[derive(Debug, Clone, clap::Args)]
@@ -29,6 +32,31 @@ pub struct ServeArgs {
     /// Speak MCP on stdin/stdout instead of serving HTTP (for clients that launch the server).
     #[arg(long, conflicts_with_all = ["host", "port", "allow_remote_access"])]
     pub stdio: bool,
+}
+
+/// The whole `main` of a binary serving one tool set: collect the registry of `Ctx`, build the
+/// state and [`run`] it, logging (to stderr) why it could not.
+pub fn run_tools<Ctx: Send + Sync + 'static>(
+    context: Ctx,
+    info: ApiInfo,
+    limits: Limits,
+    args: &ServeArgs,
+) -> ExitCode {
+    let registry = match Registry::<Ctx>::collect() {
+        Ok(registry) => registry,
+        Err(err) => {
+            tracing::error!("cannot serve the {} tools: {err}", info.title);
+            return ExitCode::FAILURE;
+        }
+    };
+    let title = info.title.clone();
+    match run(AppState::new(registry, context, info, limits), args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!("{title}: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Serve `state` as `args` say: MCP over stdio until stdin ends, or REST and MCP over HTTP

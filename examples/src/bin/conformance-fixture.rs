@@ -4,11 +4,10 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use groundkit_core::Registry;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_examples::conformance::ConformanceContext;
+use groundkit_server::Limits;
 use groundkit_server::serve::{self, ServeArgs};
-use groundkit_server::{AppState, Limits};
 
 /// Serve the MCP conformance suite's fixture tools over REST and MCP.
 #[derive(Debug, Parser)]
@@ -21,23 +20,9 @@ struct Cli {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     groundkit_server::logging::init();
-    let registry = match Registry::<ConformanceContext>::collect() {
-        Ok(registry) => registry,
-        Err(err) => {
-            tracing::error!("cannot serve the conformance fixture tools: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
     let info = ApiInfo {
         title: "groundkit conformance fixture".into(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
-    let state = AppState::new(registry, ConformanceContext, info, Limits::default());
-    match serve::run(state, &cli.serve) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            tracing::error!("conformance-fixture: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    serve::run_tools(ConformanceContext, info, Limits::default(), &cli.serve)
 }

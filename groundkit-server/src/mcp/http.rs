@@ -23,8 +23,7 @@ use std::sync::Arc;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::web::{self, Bytes};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use futures_util::StreamExt;
+use actix_web::{HttpRequest, HttpResponse};
 use groundkit_core::Error;
 use tokio::sync::mpsc;
 
@@ -35,6 +34,7 @@ use super::session::{Peer, SessionError};
 use crate::guard;
 use crate::middleware::RequestId;
 use crate::problem;
+use crate::rest::{is_json, read_body};
 use crate::state::AppState;
 
 /// The path MCP is served at.
@@ -107,36 +107,6 @@ fn accepts(req: &HttpRequest) -> Accepts {
         json: any(&["application/json", "application/*", "*/*"]),
         sse: any(&["text/event-stream", "text/*", "*/*"]),
     }
-}
-
-fn is_json(req: &HttpRequest) -> bool {
-    req.mime_type().ok().flatten().is_some_and(|mime| {
-        mime.type_() == "application"
-            && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))
-    })
-}
-
-async fn read_body(
-    req: &HttpRequest,
-    mut body: web::Payload,
-    limit: usize,
-) -> Result<Bytes, Error> {
-    let declared = header(req, "content-length").and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|len| len > limit) {
-        return Err(Error::PayloadTooLarge { limit });
-    }
-    let mut bytes = web::BytesMut::new();
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|_| Error::InvalidRequest {
-            field: None,
-            message: "the request body could not be read".into(),
-        })?;
-        if bytes.len() + chunk.len() > limit {
-            return Err(Error::PayloadTooLarge { limit });
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes.freeze())
 }
 
 fn session_error(error: SessionError, id: &str) -> Error {

@@ -6,7 +6,9 @@ use std::time::Duration;
 use groundkit_server::Limits;
 use serde_json::{Value, json};
 
-use super::support::{Server, hello_state, initialize_frame, modern_meta, request, test_state};
+use super::support::{
+    Server, events, hello_state, initialize_frame, modern_meta, request, test_state,
+};
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
 
@@ -40,7 +42,7 @@ fn json_accepting_clients_get_json_and_sse_only_clients_get_an_event_stream() {
         sse.header("content-type")
             .is_some_and(|c| c.starts_with("text/event-stream"))
     );
-    let events = sse.events();
+    let events = events(&sse);
     assert_eq!(events.last().map(|e| &e["result"]), Some(&json!({})));
 }
 
@@ -56,7 +58,7 @@ fn a_call_asking_for_progress_streams_progress_events_then_the_response() {
             .header("content-type")
             .is_some_and(|c| c.starts_with("text/event-stream"))
     );
-    let events = response.events();
+    let events = events(&response);
     let (last, progress) = events.split_last().expect("events");
     assert_eq!(last["id"], 7);
     assert_eq!(last["result"]["isError"], false);

@@ -16,6 +16,8 @@ use groundkit_examples::hello::HelloContext;
 use groundkit_server::guard::{BindTarget, HostPolicy};
 use groundkit_server::mcp::progress;
 use groundkit_server::{AppState, Limits, mcp, serve};
+pub use groundkit_tests::Response;
+use groundkit_tests::parse_response;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -208,40 +210,14 @@ pub fn modern_meta() -> Value {
     })
 }
 
-/// A parsed HTTP response.
-#[derive(Debug)]
-pub struct Response {
-    /// Status code.
-    pub status: u16,
-    /// Headers, names lower-cased, in order.
-    pub headers: Vec<(String, String)>,
-    /// Body (de-chunked).
-    pub body: String,
-}
-
-impl Response {
-    /// The first header named `name` (lower case).
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The body as JSON.
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.body))
-    }
-
-    /// The `data:` payloads of an event-stream body, as JSON.
-    pub fn events(&self) -> Vec<Value> {
-        self.body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(|data| serde_json::from_str(data.trim()).expect("event data is JSON"))
-            .collect()
-    }
+/// The `data:` payloads of an event-stream response body, as JSON.
+pub fn events(response: &Response) -> Vec<Value> {
+    response
+        .body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| serde_json::from_str(data.trim()).expect("event data is JSON"))
+        .collect()
 }
 
 /// Send one HTTP/1.1 request with exactly these headers (plus `Content-Length` when there is a
@@ -311,52 +287,6 @@ fn complete(data: &[u8]) -> bool {
         return body.ends_with(b"0\r\n\r\n");
     }
     false
-}
-
-fn parse_response(data: &[u8]) -> Response {
-    let text = String::from_utf8_lossy(data);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("no complete response: {text:?}"));
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or_default();
-    let status = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    Response {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || after.len() < size {
-            break;
-        }
-        out.push_str(&after[..size]);
-        rest = after[size..].trim_start_matches("\r\n");
-    }
-    out
 }
 
 // ---------------------------------------------------------------------------------------------
