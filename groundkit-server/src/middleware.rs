@@ -80,7 +80,7 @@ fn access_log(res: &ServiceResponse<BoxBody>, request_id: &str, started: Instant
     tracing::info!(
         target: "groundkit::access",
         request_id,
-        transport = "rest",
+        transport = if req.path() == crate::mcp::http::PATH { "mcp-http" } else { "rest" },
         method = %req.method(),
         route = req.match_pattern().as_deref().unwrap_or("-"),
         tool = tool.unwrap_or("-"),

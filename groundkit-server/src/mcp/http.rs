@@ -15,7 +15,7 @@
 //! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
 //! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
 //! missing, 404 when unknown, expired or deleted); `DELETE` ends it. Stateless-era requests
-//! (2026-07-28) ignore sessions entirely. `GET` is 405: this server never pushes, so it offers
+//! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405. `GET` is 405: this server never pushes, so it offers
 //! no standalone stream.
 
 use std::sync::Arc;
@@ -282,6 +282,13 @@ async fn delete<Ctx: Send + Sync + 'static>(
     let state = server.state();
     if let Err(error) = guard::check(&state.hosts, req.headers()) {
         return refuse(&error, &req);
+    }
+    let stateless = header(&req, VERSION_HEADER)
+        .and_then(|v| Revision::parse(v.trim()))
+        .is_some_and(Revision::is_stateless);
+    if stateless {
+        // The stateless era has no sessions to end.
+        return other(server, req).await;
     }
     let Some(id) = header(&req, SESSION_HEADER) else {
         return refuse(&missing_session(), &req);

@@ -349,6 +349,16 @@ fn stateless_requests_ignore_sessions_and_check_their_headers_against_the_body()
     assert_eq!((status, &body["error"]["code"]), (400, &json!(-32022)));
     assert_eq!(body["error"]["data"]["requested"], "v999");
 
+    let host = server.host();
+    let delete = request(
+        server.addr,
+        "DELETE",
+        "/mcp",
+        &[("Host", &host), v, ("Mcp-Session-Id", "anything")],
+        b"",
+    );
+    assert_eq!(delete.status, 405, "no sessions to end in 2026-07-28");
+
     // A session id is ignored, even an unknown one.
     let (status, _) = modern(
         &server,
