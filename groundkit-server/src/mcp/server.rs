@@ -156,7 +156,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
     ) -> Option<Reply> {
         let revision = match handshake_revision(peer, transport) {
             Ok(revision) => revision,
-            Err(reply) => return Some(reply),
+            Err(frame) => return Some(Reply::error(frame, 400)),
         };
         let refuse = |message: &str| {
             Some(Reply::error(
@@ -242,7 +242,10 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         let revision = if stateless {
             stateless_revision(&request, transport)
         } else {
-            handshake_revision(peer, transport)
+            handshake_revision(peer, transport).map_err(|mut frame| {
+                frame.id = Some(request.id.clone());
+                Reply::error(frame, 400)
+            })
         };
         let revision = match revision {
             Ok(revision) => revision,
@@ -376,21 +379,18 @@ pub fn is_stateless(request: &Request, transport: Transport<'_>) -> bool {
 
 /// The revision of a handshake-era request: the HTTP header's (which must name a supported
 /// version), else the negotiated one, else the transport spec's assumption.
-fn handshake_revision(peer: &Peer, transport: Transport<'_>) -> Result<Revision, Reply> {
+fn handshake_revision(peer: &Peer, transport: Transport<'_>) -> Result<Revision, ErrorFrame> {
     let header = transport
         .headers()
         .and_then(|h| h.protocol_version.as_deref());
     match header {
         Some(header) => Revision::parse(header.trim()).ok_or_else(|| {
-            Reply::error(
-                ErrorFrame::new(
-                    None,
-                    rpc_code::INVALID_REQUEST,
-                    "Bad Request: unsupported MCP-Protocol-Version",
-                )
-                .with_data(json!({ "supported": Revision::supported() })),
-                400,
+            ErrorFrame::new(
+                None,
+                rpc_code::INVALID_REQUEST,
+                "Bad Request: unsupported MCP-Protocol-Version",
             )
+            .with_data(json!({ "supported": Revision::supported() }))
         }),
         None => Ok(peer.negotiated().unwrap_or(Revision::ASSUMED)),
     }
