@@ -2,3 +2,4 @@
 
 mod framework;
 mod retrieval;
+mod service;

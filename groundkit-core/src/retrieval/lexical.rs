@@ -281,10 +281,15 @@ impl GenerationBuilder {
         self.writer
             .wait_merging_threads()
             .map_err(tantivy_err("cannot finish lexical index merges"))?;
-        // Writer lock files are not part of a generation.
-        for lock in [".tantivy-writer.lock", ".tantivy-meta.lock"] {
-            let _ = fs::remove_file(self.tmp_dir.join(lock));
-        }
+        // The writer lock is not part of a generation. The meta lock is: readers take it when
+        // they open the index, and finding it already there keeps the read path from creating
+        // a file in the index directory.
+        let _ = fs::remove_file(self.tmp_dir.join(".tantivy-writer.lock"));
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.tmp_dir.join(".tantivy-meta.lock"))
+            .map_err(io_err("cannot prepare the lexical index generation"))?;
         sync_dir(&self.tmp_dir)?;
         before_publish();
         fs::rename(&self.tmp_dir, &self.final_dir)
