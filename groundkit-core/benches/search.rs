@@ -13,9 +13,33 @@ use groundkit_core::retrieval::{
 };
 
 const WORDS: &[&str] = &[
-    "protein", "cell", "gene", "expression", "tumor", "immune", "response", "receptor", "patients",
-    "risk", "mutation", "pathway", "signaling", "clinical", "trial", "mouse", "brain", "neurons",
-    "vaccine", "infection", "virus", "therapy", "dose", "blood", "insulin", "glucose", "cancer",
+    "protein",
+    "cell",
+    "gene",
+    "expression",
+    "tumor",
+    "immune",
+    "response",
+    "receptor",
+    "patients",
+    "risk",
+    "mutation",
+    "pathway",
+    "signaling",
+    "clinical",
+    "trial",
+    "mouse",
+    "brain",
+    "neurons",
+    "vaccine",
+    "infection",
+    "virus",
+    "therapy",
+    "dose",
+    "blood",
+    "insulin",
+    "glucose",
+    "cancer",
 ];
 
 fn generated_corpus(dir: &std::path::Path) -> (PathBuf, Vec<String>) {
@@ -29,10 +53,15 @@ fn generated_corpus(dir: &std::path::Path) -> (PathBuf, Vec<String>) {
     };
     for i in 0..5000 {
         let text: Vec<&str> = (0..150).map(|_| next()).collect();
-        lines.push_str(&serde_json::json!({"_id": i.to_string(), "title": "", "text": text.join(" ")}).to_string());
+        lines.push_str(
+            &serde_json::json!({"_id": i.to_string(), "title": "", "text": text.join(" ")})
+                .to_string(),
+        );
         lines.push('\n');
     }
-    let queries = (0..300).map(|_| (0..6).map(|_| next()).collect::<Vec<_>>().join(" ")).collect();
+    let queries = (0..300)
+        .map(|_| (0..6).map(|_| next()).collect::<Vec<_>>().join(" "))
+        .collect();
     let path = dir.join("corpus.jsonl");
     std::fs::write(&path, lines).expect("write corpus");
     (path, queries)
@@ -48,7 +77,10 @@ fn bench_search(c: &mut Criterion) {
                 .into_iter()
                 .map(|q| q.text)
                 .collect();
-            (dir.join("corpus.jsonl").canonicalize().expect("corpus"), queries)
+            (
+                dir.join("corpus.jsonl").canonicalize().expect("corpus"),
+                queries,
+            )
         }
         None => generated_corpus(tmp.path()),
     };

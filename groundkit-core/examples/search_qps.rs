@@ -22,10 +22,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..passes {
         let started = Instant::now();
         for query in &queries {
-            let params =
-                SearchParams { query: query.text.clone(), top_k: 10, mode: SearchMode::Lexical };
+            let params = SearchParams {
+                query: query.text.clone(),
+                top_k: 10,
+                mode: SearchMode::Lexical,
+            };
             let response = retrieval::search(&open, &params)?;
-            checksum += response.results.iter().map(|r| r.content.len()).sum::<usize>();
+            checksum += response
+                .results
+                .iter()
+                .map(|r| r.content.len())
+                .sum::<usize>();
         }
         qps.push(queries.len() as f64 / started.elapsed().as_secs_f64());
     }

@@ -55,11 +55,10 @@ fn best_break(text: &str, start: usize, limit: usize) -> usize {
     if let Some(i) = window.rfind("\n\n").filter(|i| *i >= min) {
         return start + i;
     }
-    let sentence = [". ", "? ", "! ", ".\n", "?\n", "!\n"]
-        .iter()
-        .filter_map(|pat| window.rfind(pat).map(|i| i + 1))
-        .max()
-        .filter(|i| *i >= min);
+    let bytes = window.as_bytes();
+    let sentence = (min.max(1)..bytes.len())
+        .rev()
+        .find(|&i| matches!(bytes[i - 1], b'.' | b'?' | b'!') && matches!(bytes[i], b' ' | b'\n'));
     if let Some(i) = sentence {
         return start + i;
     }

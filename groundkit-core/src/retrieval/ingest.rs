@@ -169,10 +169,12 @@ fn sha256_hex(parts: &[&[u8]]) -> String {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part);
     }
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = hasher.finalize();
     let mut out = String::with_capacity(64);
     for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
     out
 }

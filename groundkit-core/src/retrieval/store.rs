@@ -89,7 +89,9 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     }
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(sql_err("cannot enable WAL"))?;
-    conn.pragma_update(None, "synchronous", "NORMAL")
+    // FULL: the commit that publishes a generation is on disk before the previous generation's
+    // lexical index is deleted, so even a power loss cannot leave SQLite behind its index.
+    conn.pragma_update(None, "synchronous", "FULL")
         .map_err(sql_err("cannot configure the collection"))?;
     Ok(conn)
 }
