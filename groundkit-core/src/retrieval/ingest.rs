@@ -569,7 +569,7 @@ pub fn ingest(
     progress.phase("removing");
     let in_scope = |row: &DocumentRow| {
         row.source_class != SourceClass::Snapshot
-            && !failed_roots.iter().any(|r| *r == row.source)
+            && !failed_roots.contains(&row.source)
             && roots.iter().any(|root| {
                 root.is_empty()
                     || row.source == *root
