@@ -443,6 +443,27 @@ impl Writer<'_> {
         });
     }
 
+    /// Counts a single-document source's result. A skipped source keeps whatever the collection
+    /// already has for it (it is marked seen, so it is not removed).
+    fn single_outcome(
+        &mut self,
+        source: &str,
+        result: Result<Change, FileError>,
+    ) -> Result<ItemOutcome, Error> {
+        match result {
+            Ok(change) => {
+                self.count(&change);
+                Ok(change_outcome(change))
+            }
+            Err(FileError::Skip(reason)) => {
+                self.seen.insert(source.to_owned());
+                self.fail(source, reason.clone());
+                Ok(ItemOutcome::Failed(reason))
+            }
+            Err(FileError::Fatal(err)) => Err(err),
+        }
+    }
+
     fn count(&mut self, change: &Change) {
         match change {
             Change::Added => self.summary.added += 1,
@@ -521,34 +542,13 @@ pub fn ingest(
                 writer.fail(source, reason);
             }
             Item::File { path, rel, kind } => {
-                let outcome = match ingest_file(&mut writer, &path, &rel, kind) {
-                    Ok(change) => {
-                        writer.count(&change);
-                        change_outcome(change)
-                    }
-                    Err(FileError::Skip(reason)) => {
-                        // Keep what the collection already has for this source.
-                        writer.seen.insert(rel.clone());
-                        writer.fail(rel.clone(), reason.clone());
-                        ItemOutcome::Failed(reason)
-                    }
-                    Err(FileError::Fatal(err)) => return Err(err),
-                };
+                let result = ingest_file(&mut writer, &path, &rel, kind);
+                let outcome = writer.single_outcome(&rel, result)?;
                 progress.item(&rel, &outcome);
             }
             Item::Url(url) => {
-                let outcome = match ingest_url(&mut writer, &paths, &url, options.fetch_timeout) {
-                    Ok(change) => {
-                        writer.count(&change);
-                        change_outcome(change)
-                    }
-                    Err(FileError::Skip(reason)) => {
-                        writer.seen.insert(url.clone());
-                        writer.fail(url.clone(), reason.clone());
-                        ItemOutcome::Failed(reason)
-                    }
-                    Err(FileError::Fatal(err)) => return Err(err),
-                };
+                let result = ingest_url(&mut writer, &paths, &url, options.fetch_timeout);
+                let outcome = writer.single_outcome(&url, result)?;
                 progress.item(&url, &outcome);
             }
             Item::Beir { path, rel } => {

@@ -1,7 +1,7 @@
 //! Citation verification: verified, drifted and unresolvable, for text and extracted sources.
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{self, SourceClass, Verification};
+use groundkit_core::retrieval::{self, FetchChunkResponse, SourceClass, Verification};
 
 use super::Fixture;
 
@@ -11,14 +11,19 @@ fn only_chunk(fx: &Fixture, collection: &str) -> String {
     ids[0].clone()
 }
 
+/// Fetches the one chunk of collection `c` through a fresh runtime.
+fn fetch_only_chunk(fx: &Fixture) -> FetchChunkResponse {
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    retrieval::fetch_chunk(&open, &only_chunk(fx, "c")).expect("fetch")
+}
+
 #[test]
 fn unchanged_source_is_verified_with_content() {
     let fx = Fixture::new();
     fx.write("a.md", "# Tea\n\nGreen tea wants water at 80 degrees.\n");
     fx.ingest_all("c");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Verified);
     assert_eq!(
         fetched.content.as_deref(),
@@ -39,9 +44,7 @@ fn edited_source_is_reported_drifted_without_content() {
     fx.ingest_all("c");
     // Same length, one byte different: only a byte comparison notices.
     std::fs::write(&path, "Green tea wants water at 90 degrees.").expect("edit");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Drifted);
     assert_eq!(fetched.content, None);
     // Search still answers with the indexed text.
@@ -58,9 +61,7 @@ fn deleted_source_is_reported_unresolvable() {
     let path = fx.write("a.md", "Green tea wants water at 80 degrees.");
     fx.ingest_all("c");
     std::fs::remove_file(path).expect("delete");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
 }
@@ -76,9 +77,7 @@ fn source_replaced_by_symlink_escaping_base_dir_is_unresolvable() {
     std::fs::write(&outside, text).expect("outside file");
     std::fs::remove_file(&path).expect("remove");
     std::os::unix::fs::symlink(&outside, &path).expect("symlink");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
 }
@@ -151,9 +150,7 @@ fn extracted_source_from_another_extractor_version_cannot_be_verified() {
     conn.execute("UPDATE documents SET extractor = 'groundkit-html@0'", [])
         .expect("rewrite");
     drop(conn);
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
 }

@@ -109,35 +109,21 @@ fn eval_prints_the_three_metrics() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value = json(&grk(
-        &fx,
-        &[
-            "eval",
-            "--collection",
-            "b",
-            "--queries",
-            "beir/queries.jsonl",
-            "--qrels",
-            "beir/qrels.tsv",
-            "--json",
-        ],
-    ));
+    let eval = [
+        "eval",
+        "--collection",
+        "b",
+        "--queries",
+        "beir/queries.jsonl",
+        "--qrels",
+        "beir/qrels.tsv",
+    ];
+    let report: serde_json::Value = json(&grk(&fx, &[&eval[..], &["--json"]].concat()));
     assert_eq!(report["queries"], 2);
     assert_eq!(report["ndcg_at_10"], 1.0);
     assert_eq!(report["recall_at_100"], 1.0);
     assert_eq!(report["mrr_at_10"], 1.0);
-    let human = grk(
-        &fx,
-        &[
-            "eval",
-            "--collection",
-            "b",
-            "--queries",
-            "beir/queries.jsonl",
-            "--qrels",
-            "beir/qrels.tsv",
-        ],
-    );
+    let human = grk(&fx, &eval);
     let human = String::from_utf8_lossy(&human.stdout);
     assert!(
         human.contains("nDCG@10") && human.contains("Recall@100") && human.contains("MRR@10"),
