@@ -194,3 +194,35 @@ fn chunk_offsets_are_exact_and_never_split_utf8() {
         );
     }
 }
+
+#[test]
+fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
+    let fx = Fixture::new();
+    let pdf = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/tidepools.pdf"
+    ))
+    .expect("fixture");
+    let path = fx.write("tidepools.pdf", &pdf);
+    fx.ingest_all("c");
+    let hits = fx.search("c", "anemones", 5);
+    assert_eq!(
+        hits.results[0].content,
+        "Tidal pools shelter anemones and crabs."
+    );
+    let fetched = fetch_only_chunk(&fx);
+    assert_eq!(fetched.citation.source_class, SourceClass::Extracted);
+    assert!(
+        fetched
+            .citation
+            .extractor
+            .as_deref()
+            .is_some_and(|e| e.starts_with("pdf-extract@"))
+    );
+    assert_eq!(fetched.verification, Verification::Verified);
+
+    // A text edit inside the PDF changes the extracted text: drifted, not verified.
+    let edited = String::from_utf8_lossy(&pdf).replace("crabs", "fish!");
+    std::fs::write(&path, edited.as_bytes()).expect("edit");
+    assert_eq!(fetch_only_chunk(&fx).verification, Verification::Drifted);
+}
