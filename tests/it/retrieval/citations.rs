@@ -47,6 +47,11 @@ fn edited_source_is_reported_drifted_without_content() {
     let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Drifted);
     assert_eq!(fetched.content, None);
+    assert!(
+        fetched
+            .detail
+            .is_some_and(|d| d.contains("no longer holds the indexed text"))
+    );
     // Search still answers with the indexed text.
     let hits = fx.search("c", "green tea", 5);
     assert_eq!(
@@ -80,6 +85,8 @@ fn source_replaced_by_symlink_escaping_base_dir_is_unresolvable() {
     let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
+    let detail = fetched.detail.expect("a reason");
+    assert!(!detail.contains('/'), "no path in {detail}");
 }
 
 #[test]
