@@ -11,14 +11,15 @@ use rusqlite::{Connection, TransactionBehavior};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use tantivy::TantivyDocument;
 
 use crate::Error;
 use crate::retrieval::chunk::{DEFAULT_MAX_CHUNK_BYTES, chunk_spans};
 use crate::retrieval::citation::SourceClass;
 use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
-use crate::retrieval::lexical::{GenerationBuilder, WriterConfig, remove_other_generations};
+use crate::retrieval::lexical::{
+    ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
+};
 use crate::retrieval::store::{self, DocumentRow, NewChunk, NewDocument};
 
 /// Environment variable naming an ingest phase at which the process stops and waits to be
@@ -320,6 +321,10 @@ struct Writer<'a> {
     paths: &'a CollectionPaths,
     conn: &'a Connection,
     base_generation: u64,
+    /// The lexical generation the new one starts from; `None` builds from scratch.
+    base_index: Option<u64>,
+    /// Documents written (added or replaced) by this run.
+    written: HashSet<String>,
     builder: Option<GenerationBuilder>,
     config: WriterConfig,
     max_chunk_bytes: usize,
@@ -338,10 +343,9 @@ enum Change {
 impl Writer<'_> {
     fn builder(&mut self) -> Result<&GenerationBuilder, Error> {
         if self.builder.is_none() {
-            let base = (self.base_generation > 0).then_some(self.base_generation);
             self.builder = Some(GenerationBuilder::start(
                 self.paths,
-                base,
+                self.base_index,
                 self.base_generation + 1,
                 self.config,
             )?);
@@ -381,22 +385,23 @@ impl Writer<'_> {
                 id[..20].to_owned()
             })
             .collect();
+        self.written.insert(doc.document_id.clone());
         let builder = self.builder()?;
         if replacing {
             builder.delete_document(&doc.document_id);
         }
         let fields = builder.fields;
         for ((start, end), chunk_id) in spans.iter().zip(&chunk_ids) {
-            let mut tdoc = TantivyDocument::default();
-            tdoc.add_text(fields.chunk_id, chunk_id);
-            tdoc.add_text(fields.document_id, &doc.document_id);
-            tdoc.add_text(fields.content, &doc.text[*start..*end]);
-            tdoc.add_text(fields.source, &doc.source);
-            tdoc.add_text(fields.source_class, doc.class.as_str());
-            tdoc.add_text(fields.extractor, doc.extractor.unwrap_or(""));
-            tdoc.add_u64(fields.start, *start as u64);
-            tdoc.add_u64(fields.end, *end as u64);
-            builder.add(tdoc)?;
+            builder.add(fields.document(&ChunkDoc {
+                chunk_id,
+                document_id: &doc.document_id,
+                content: &doc.text[*start..*end],
+                source: &doc.source,
+                source_class: doc.class.as_str(),
+                extractor: doc.extractor.unwrap_or(""),
+                start: *start as u64,
+                end: *end as u64,
+            }))?;
         }
         if replacing {
             store::delete_document(self.conn, &doc.document_id)?;
@@ -511,10 +516,15 @@ pub fn ingest(
 
     let (items, roots) = discover(options, &base);
     progress.start(items.len());
+    // The committed generation's lexical index should always exist; if it was removed by hand,
+    // this ingest rebuilds it from the store instead of failing.
+    let rebuild = base_generation > 0 && !paths.generation_dir(base_generation).is_dir();
     let mut writer = Writer {
         paths: &paths,
         conn: &tx,
         base_generation,
+        base_index: (base_generation > 0 && !rebuild).then_some(base_generation),
+        written: HashSet::new(),
         builder: None,
         config: options.writer,
         max_chunk_bytes: options.max_chunk_bytes,
@@ -534,6 +544,9 @@ pub fn ingest(
         },
         wrote_first: false,
     };
+    if rebuild {
+        writer.builder()?;
+    }
     let mut failed_roots: Vec<String> = Vec::new();
     for item in items {
         match item {
@@ -590,6 +603,17 @@ pub fn ingest(
         store::delete_document(&tx, id)?;
         writer.summary.removed += 1;
     }
+    if rebuild {
+        let kept: Vec<(String, DocumentRow)> = writer
+            .existing
+            .iter()
+            .filter(|(id, _)| !writer.written.contains(*id) && !vanished.contains(*id))
+            .map(|(id, row)| (id.clone(), row.clone()))
+            .collect();
+        for (id, row) in kept {
+            reindex_stored(&writer, &tx, &id, &row)?;
+        }
+    }
 
     let mut summary = writer.summary;
     if let Some(builder) = writer.builder.take() {
@@ -613,6 +637,33 @@ pub fn ingest(
     summary.chunks = status.chunk_count;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Adds a document's stored chunks to the new generation (rebuilding a lost lexical index).
+fn reindex_stored(
+    writer: &Writer<'_>,
+    conn: &Connection,
+    document_id: &str,
+    row: &DocumentRow,
+) -> Result<(), Error> {
+    let builder = writer
+        .builder
+        .as_ref()
+        .ok_or_else(|| Error::internal("no generation builder"))?;
+    let fields = builder.fields;
+    for (chunk_id, start, end, content) in store::chunks_of(conn, document_id)? {
+        builder.add(fields.document(&ChunkDoc {
+            chunk_id: &chunk_id,
+            document_id,
+            content: &content,
+            source: &row.source,
+            source_class: row.source_class.as_str(),
+            extractor: row.extractor.as_deref().unwrap_or(""),
+            start,
+            end,
+        }))?;
+    }
+    Ok(())
 }
 
 enum FileError {

@@ -47,6 +47,43 @@ pub struct Fields {
     pub end: Field,
 }
 
+/// The values of one chunk document.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkDoc<'a> {
+    /// Chunk id.
+    pub chunk_id: &'a str,
+    /// Document id.
+    pub document_id: &'a str,
+    /// Chunk text.
+    pub content: &'a str,
+    /// Citation source.
+    pub source: &'a str,
+    /// Citation source class.
+    pub source_class: &'a str,
+    /// Extractor, empty when none.
+    pub extractor: &'a str,
+    /// Start offset.
+    pub start: u64,
+    /// End offset.
+    pub end: u64,
+}
+
+impl Fields {
+    /// The tantivy document of one chunk.
+    pub fn document(&self, chunk: &ChunkDoc<'_>) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.chunk_id, chunk.chunk_id);
+        doc.add_text(self.document_id, chunk.document_id);
+        doc.add_text(self.content, chunk.content);
+        doc.add_text(self.source, chunk.source);
+        doc.add_text(self.source_class, chunk.source_class);
+        doc.add_text(self.extractor, chunk.extractor);
+        doc.add_u64(self.start, chunk.start);
+        doc.add_u64(self.end, chunk.end);
+        doc
+    }
+}
+
 /// Text options of the searchable content field: the English analyser, frequencies without
 /// positions (queries are term disjunctions, never phrases), stored.
 pub fn content_options() -> TextOptions {
