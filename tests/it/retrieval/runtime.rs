@@ -125,3 +125,35 @@ fn cache_is_bounded_and_evicts_the_least_recently_used_collection() {
     assert!(!Arc::ptr_eq(&first, &again));
     assert_eq!(runtime.stats("one").rebuilds, 1);
 }
+
+#[test]
+fn collection_recreated_under_the_same_name_is_reopened() {
+    let fx = Fixture::new();
+    fx.write("a.md", "alpha");
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let first = runtime.acquire("c").expect("open");
+    for companion in ["c.sqlite3", "c.sqlite3-wal", "c.sqlite3-shm"] {
+        let _ = std::fs::remove_file(fx.index.join(companion));
+    }
+    std::fs::remove_dir_all(fx.index.join("c.tantivy")).expect("remove index");
+    std::fs::remove_file(fx.base.join("a.md")).expect("remove a");
+    fx.write("b.md", "bravo");
+    fx.ingest_all("c");
+    let second = runtime.acquire("c").expect("reopen");
+    assert!(
+        !Arc::ptr_eq(&first, &second),
+        "the old file's object was reused"
+    );
+    assert_eq!(second.generation(), 1);
+    let hits = retrieval::search(
+        &second,
+        &SearchParams {
+            query: "bravo".into(),
+            top_k: 5,
+            mode: SearchMode::Lexical,
+        },
+    )
+    .expect("search");
+    assert_eq!(hits.results.len(), 1);
+}
