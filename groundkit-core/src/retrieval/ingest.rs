@@ -48,7 +48,7 @@ pub struct IngestOptions {
     pub base_dir: PathBuf,
     /// Collection to create or update.
     pub collection: String,
-    /// Paths (files, directories) and URLs.
+    /// Paths (files, directories; relative ones resolve against the current directory) and URLs.
     pub inputs: Vec<String>,
     /// How to read the inputs.
     pub format: InputFormat,
