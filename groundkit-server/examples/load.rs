@@ -119,6 +119,9 @@ fn parse_args() -> Result<Config, String> {
     Ok(config)
 }
 
+/// Status, lower-cased headers and body of one HTTP response.
+type HttpReply = (u16, Vec<(String, String)>, String);
+
 /// One keep-alive HTTP/1.1 connection speaking either surface.
 struct Client {
     stream: BufReader<TcpStream>,
@@ -215,7 +218,7 @@ impl Client {
         }
     }
 
-    fn mcp_post(&mut self, message: Value) -> Result<(u16, Vec<(String, String)>, String), String> {
+    fn mcp_post(&mut self, message: Value) -> Result<HttpReply, String> {
         let mut headers = vec![
             ("Accept", "application/json, text/event-stream".to_owned()),
             ("MCP-Protocol-Version", "2025-11-25".to_owned()),
@@ -238,7 +241,7 @@ impl Client {
         path: &str,
         extra: &[(&str, String)],
         body: Option<&str>,
-    ) -> Result<(u16, Vec<(String, String)>, String), String> {
+    ) -> Result<HttpReply, String> {
         let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.addr);
         for (name, value) in extra {
             head.push_str(&format!("{name}: {value}\r\n"));
@@ -263,9 +266,7 @@ impl Client {
     }
 }
 
-fn read_response(
-    reader: &mut BufReader<TcpStream>,
-) -> Result<(u16, Vec<(String, String)>, String), String> {
+fn read_response(reader: &mut BufReader<TcpStream>) -> Result<HttpReply, String> {
     let mut line = String::new();
     reader.read_line(&mut line).map_err(|err| err.to_string())?;
     let status: u16 = line
