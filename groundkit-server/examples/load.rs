@@ -319,10 +319,10 @@ fn read_response(reader: &mut BufReader<TcpStream>) -> Result<HttpReply, String>
 
 fn last_sse_data(body: &str) -> String {
     body.lines()
+        .rev()
         .filter_map(|l| l.strip_prefix("data:"))
         .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .last()
+        .find(|d| !d.is_empty())
         .unwrap_or_default()
         .to_owned()
 }
