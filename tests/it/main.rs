@@ -3,3 +3,4 @@
 mod framework;
 mod mcp;
 mod retrieval;
+mod service;

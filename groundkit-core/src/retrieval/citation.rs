@@ -98,6 +98,8 @@ pub struct FetchChunkResponse {
     pub verification: Verification,
     /// The text read back from the source; present only when `verified`.
     pub content: Option<String>,
+    /// Why the verdict is not `verified`, in terms of the source (never a path).
+    pub detail: Option<String>,
 }
 
 /// Fetches a chunk and verifies its citation. A missing chunk is `ChunkNotFound` and reads no
@@ -112,7 +114,12 @@ pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkRe
             chunk_id: chunk_id.to_owned(),
         });
     };
-    let (verification, content) = verify(&record, open.base_dir(), &open.paths().snapshots);
+    let (verification, content, detail) =
+        match verify(&record, open.base_dir(), &open.paths().snapshots) {
+            Verdict::Verified(content) => (Verification::Verified, Some(content), None),
+            Verdict::Drifted(why) => (Verification::Drifted, None, Some(why.to_owned())),
+            Verdict::Unresolvable(why) => (Verification::Unresolvable, None, Some(why.to_owned())),
+        };
     Ok(FetchChunkResponse {
         chunk_id: record.chunk_id.clone(),
         document_id: record.document_id.clone(),
@@ -120,6 +127,7 @@ pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkRe
         citation: citation_of(&record),
         verification,
         content,
+        detail,
     })
 }
 
@@ -135,84 +143,85 @@ fn citation_of(record: &ChunkRecord) -> Citation {
     }
 }
 
+/// A verification outcome with its reason.
+pub(crate) enum Verdict {
+    Verified(String),
+    Drifted(&'static str),
+    Unresolvable(&'static str),
+}
+
+const CHANGED: &str = "the source no longer holds the indexed text at the cited offsets";
+const NOT_UTF8: &str = "the source is no longer UTF-8 text";
+const UNREADABLE: &str =
+    "the source is missing, unreadable, or resolves outside its root after following symlinks";
+const NO_SNAPSHOT: &str = "the collection records no snapshot for this source";
+const NO_EXTRACTOR: &str = "the collection records no extractor for this extracted source";
+const OTHER_EXTRACTOR: &str =
+    "the source was extracted by an extractor this build does not have, so it cannot be re-run";
+const UNPARSABLE: &str = "the recorded extractor no longer parses the source";
+const RECORD_GONE: &str = "the corpus file no longer holds this document's record";
+
 /// Re-reads the source of `record` and compares it with the indexed chunk.
-pub(crate) fn verify(
-    record: &ChunkRecord,
-    base_dir: &Path,
-    snapshot_dir: &Path,
-) -> (Verification, Option<String>) {
+pub(crate) fn verify(record: &ChunkRecord, base_dir: &Path, snapshot_dir: &Path) -> Verdict {
     let text = match source_text(record, base_dir, snapshot_dir) {
-        SourceText::Text(text) => text,
-        SourceText::Drifted => return (Verification::Drifted, None),
-        SourceText::Unresolvable => return (Verification::Unresolvable, None),
+        Ok(text) => text,
+        Err(verdict) => return verdict,
     };
     let (start, end) = (record.start_offset as usize, record.end_offset as usize);
     match text.get(start..end) {
-        Some(slice) if slice == record.content => (Verification::Verified, Some(slice.to_owned())),
-        _ => (Verification::Drifted, None),
+        Some(slice) if slice == record.content => Verdict::Verified(slice.to_owned()),
+        _ => Verdict::Drifted(CHANGED),
     }
 }
 
-enum SourceText {
-    Text(String),
-    Drifted,
-    Unresolvable,
-}
-
-fn read_within(path: &Path, root: &Path) -> Option<Vec<u8>> {
+fn read_within(path: &Path, root: &Path) -> Result<Vec<u8>, Verdict> {
     if !resolves_within(path, root) {
-        return None;
+        return Err(Verdict::Unresolvable(UNREADABLE));
     }
-    std::fs::read(path).ok()
+    std::fs::read(path).map_err(|_| Verdict::Unresolvable(UNREADABLE))
 }
 
-fn source_text(record: &ChunkRecord, base_dir: &Path, snapshot_dir: &Path) -> SourceText {
+fn utf8(bytes: Vec<u8>) -> Result<String, Verdict> {
+    // Bytes that are no longer UTF-8 at all certainly changed.
+    String::from_utf8(bytes).map_err(|_| Verdict::Drifted(NOT_UTF8))
+}
+
+fn source_text(
+    record: &ChunkRecord,
+    base_dir: &Path,
+    snapshot_dir: &Path,
+) -> Result<String, Verdict> {
     match record.source_class {
         SourceClass::Snapshot => {
-            let Some(name) = record.snapshot.as_deref() else {
-                return SourceText::Unresolvable;
-            };
-            match read_within(&snapshot_dir.join(name), snapshot_dir) {
-                Some(bytes) => match String::from_utf8(bytes) {
-                    Ok(text) => SourceText::Text(text),
-                    Err(_) => SourceText::Drifted,
-                },
-                None => SourceText::Unresolvable,
-            }
+            let name = record
+                .snapshot
+                .as_deref()
+                .ok_or(Verdict::Unresolvable(NO_SNAPSHOT))?;
+            utf8(read_within(&snapshot_dir.join(name), snapshot_dir)?)
         }
-        SourceClass::Text => match read_within(&base_dir.join(&record.source), base_dir) {
-            // Bytes that are no longer UTF-8 at all certainly changed.
-            Some(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => SourceText::Text(text),
-                Err(_) => SourceText::Drifted,
-            },
-            None => SourceText::Unresolvable,
-        },
+        SourceClass::Text => utf8(read_within(&base_dir.join(&record.source), base_dir)?),
         SourceClass::Extracted => {
-            let Some(extractor) = record.extractor.as_deref() else {
-                return SourceText::Unresolvable;
-            };
+            let extractor = record
+                .extractor
+                .as_deref()
+                .ok_or(Verdict::Unresolvable(NO_EXTRACTOR))?;
             let path = base_dir.join(&record.source);
             if extractor == BEIR_EXTRACTOR {
                 if !resolves_within(&path, base_dir) {
-                    return SourceText::Unresolvable;
+                    return Err(Verdict::Unresolvable(UNREADABLE));
                 }
                 return match extract::beir_document_text(&path, &record.document_id) {
-                    Ok(Some(text)) => SourceText::Text(text),
-                    // The corpus no longer has this record: its text changed.
-                    Ok(None) => SourceText::Drifted,
-                    Err(_) => SourceText::Unresolvable,
+                    Ok(Some(text)) => Ok(text),
+                    Ok(None) => Err(Verdict::Drifted(RECORD_GONE)),
+                    Err(_) => Err(Verdict::Unresolvable(UNREADABLE)),
                 };
             }
-            let Some(bytes) = read_within(&path, base_dir) else {
-                return SourceText::Unresolvable;
-            };
+            let bytes = read_within(&path, base_dir)?;
             match extract::rerun(extractor, &bytes) {
-                Ok(Some(text)) => SourceText::Text(text),
+                Ok(Some(text)) => Ok(text),
                 // No extractor of the recorded identity in this build: cannot claim anything.
-                Ok(None) => SourceText::Unresolvable,
-                // The recorded extractor no longer parses the source: it changed.
-                Err(_) => SourceText::Drifted,
+                Ok(None) => Err(Verdict::Unresolvable(OTHER_EXTRACTOR)),
+                Err(_) => Err(Verdict::Drifted(UNPARSABLE)),
             }
         }
     }

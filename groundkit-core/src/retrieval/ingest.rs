@@ -11,14 +11,15 @@ use rusqlite::{Connection, TransactionBehavior};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use tantivy::TantivyDocument;
 
 use crate::Error;
 use crate::retrieval::chunk::{DEFAULT_MAX_CHUNK_BYTES, chunk_spans};
 use crate::retrieval::citation::SourceClass;
 use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
-use crate::retrieval::lexical::{GenerationBuilder, WriterConfig, remove_other_generations};
+use crate::retrieval::lexical::{
+    ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
+};
 use crate::retrieval::store::{self, DocumentRow, NewChunk, NewDocument};
 
 /// Environment variable naming an ingest phase at which the process stops and waits to be
@@ -47,7 +48,7 @@ pub struct IngestOptions {
     pub base_dir: PathBuf,
     /// Collection to create or update.
     pub collection: String,
-    /// Paths (files, directories) and URLs.
+    /// Paths (files, directories; relative ones resolve against the current directory) and URLs.
     pub inputs: Vec<String>,
     /// How to read the inputs.
     pub format: InputFormat,
@@ -169,10 +170,12 @@ fn sha256_hex(parts: &[&[u8]]) -> String {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part);
     }
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = hasher.finalize();
     let mut out = String::with_capacity(64);
     for byte in digest {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
     out
 }
@@ -318,6 +321,10 @@ struct Writer<'a> {
     paths: &'a CollectionPaths,
     conn: &'a Connection,
     base_generation: u64,
+    /// The lexical generation the new one starts from; `None` builds from scratch.
+    base_index: Option<u64>,
+    /// Documents written (added or replaced) by this run.
+    written: HashSet<String>,
     builder: Option<GenerationBuilder>,
     config: WriterConfig,
     max_chunk_bytes: usize,
@@ -336,10 +343,9 @@ enum Change {
 impl Writer<'_> {
     fn builder(&mut self) -> Result<&GenerationBuilder, Error> {
         if self.builder.is_none() {
-            let base = (self.base_generation > 0).then_some(self.base_generation);
             self.builder = Some(GenerationBuilder::start(
                 self.paths,
-                base,
+                self.base_index,
                 self.base_generation + 1,
                 self.config,
             )?);
@@ -379,22 +385,23 @@ impl Writer<'_> {
                 id[..20].to_owned()
             })
             .collect();
+        self.written.insert(doc.document_id.clone());
         let builder = self.builder()?;
         if replacing {
             builder.delete_document(&doc.document_id);
         }
         let fields = builder.fields;
         for ((start, end), chunk_id) in spans.iter().zip(&chunk_ids) {
-            let mut tdoc = TantivyDocument::default();
-            tdoc.add_text(fields.chunk_id, chunk_id);
-            tdoc.add_text(fields.document_id, &doc.document_id);
-            tdoc.add_text(fields.content, &doc.text[*start..*end]);
-            tdoc.add_text(fields.source, &doc.source);
-            tdoc.add_text(fields.source_class, doc.class.as_str());
-            tdoc.add_text(fields.extractor, doc.extractor.unwrap_or(""));
-            tdoc.add_u64(fields.start, *start as u64);
-            tdoc.add_u64(fields.end, *end as u64);
-            builder.add(tdoc)?;
+            builder.add(fields.document(&ChunkDoc {
+                chunk_id,
+                document_id: &doc.document_id,
+                content: &doc.text[*start..*end],
+                source: &doc.source,
+                source_class: doc.class.as_str(),
+                extractor: doc.extractor.unwrap_or(""),
+                start: *start as u64,
+                end: *end as u64,
+            }))?;
         }
         if replacing {
             store::delete_document(self.conn, &doc.document_id)?;
@@ -439,6 +446,27 @@ impl Writer<'_> {
             source: source.into(),
             reason: reason.into(),
         });
+    }
+
+    /// Counts a single-document source's result. A skipped source keeps whatever the collection
+    /// already has for it (it is marked seen, so it is not removed).
+    fn single_outcome(
+        &mut self,
+        source: &str,
+        result: Result<Change, FileError>,
+    ) -> Result<ItemOutcome, Error> {
+        match result {
+            Ok(change) => {
+                self.count(&change);
+                Ok(change_outcome(change))
+            }
+            Err(FileError::Skip(reason)) => {
+                self.seen.insert(source.to_owned());
+                self.fail(source, reason.clone());
+                Ok(ItemOutcome::Failed(reason))
+            }
+            Err(FileError::Fatal(err)) => Err(err),
+        }
     }
 
     fn count(&mut self, change: &Change) {
@@ -488,10 +516,15 @@ pub fn ingest(
 
     let (items, roots) = discover(options, &base);
     progress.start(items.len());
+    // The committed generation's lexical index should always exist; if it was removed by hand,
+    // this ingest rebuilds it from the store instead of failing.
+    let rebuild = base_generation > 0 && !paths.generation_dir(base_generation).is_dir();
     let mut writer = Writer {
         paths: &paths,
         conn: &tx,
         base_generation,
+        base_index: (base_generation > 0 && !rebuild).then_some(base_generation),
+        written: HashSet::new(),
         builder: None,
         config: options.writer,
         max_chunk_bytes: options.max_chunk_bytes,
@@ -511,6 +544,9 @@ pub fn ingest(
         },
         wrote_first: false,
     };
+    if rebuild {
+        writer.builder()?;
+    }
     let mut failed_roots: Vec<String> = Vec::new();
     for item in items {
         match item {
@@ -519,34 +555,13 @@ pub fn ingest(
                 writer.fail(source, reason);
             }
             Item::File { path, rel, kind } => {
-                let outcome = match ingest_file(&mut writer, &path, &rel, kind) {
-                    Ok(change) => {
-                        writer.count(&change);
-                        change_outcome(change)
-                    }
-                    Err(FileError::Skip(reason)) => {
-                        // Keep what the collection already has for this source.
-                        writer.seen.insert(rel.clone());
-                        writer.fail(rel.clone(), reason.clone());
-                        ItemOutcome::Failed(reason)
-                    }
-                    Err(FileError::Fatal(err)) => return Err(err),
-                };
+                let result = ingest_file(&mut writer, &path, &rel, kind);
+                let outcome = writer.single_outcome(&rel, result)?;
                 progress.item(&rel, &outcome);
             }
             Item::Url(url) => {
-                let outcome = match ingest_url(&mut writer, &paths, &url, options.fetch_timeout) {
-                    Ok(change) => {
-                        writer.count(&change);
-                        change_outcome(change)
-                    }
-                    Err(FileError::Skip(reason)) => {
-                        writer.seen.insert(url.clone());
-                        writer.fail(url.clone(), reason.clone());
-                        ItemOutcome::Failed(reason)
-                    }
-                    Err(FileError::Fatal(err)) => return Err(err),
-                };
+                let result = ingest_url(&mut writer, &paths, &url, options.fetch_timeout);
+                let outcome = writer.single_outcome(&url, result)?;
                 progress.item(&url, &outcome);
             }
             Item::Beir { path, rel } => {
@@ -567,7 +582,7 @@ pub fn ingest(
     progress.phase("removing");
     let in_scope = |row: &DocumentRow| {
         row.source_class != SourceClass::Snapshot
-            && !failed_roots.iter().any(|r| *r == row.source)
+            && !failed_roots.contains(&row.source)
             && roots.iter().any(|root| {
                 root.is_empty()
                     || row.source == *root
@@ -587,6 +602,17 @@ pub fn ingest(
         writer.builder()?.delete_document(id);
         store::delete_document(&tx, id)?;
         writer.summary.removed += 1;
+    }
+    if rebuild {
+        let kept: Vec<(String, DocumentRow)> = writer
+            .existing
+            .iter()
+            .filter(|(id, _)| !writer.written.contains(*id) && !vanished.contains(*id))
+            .map(|(id, row)| (id.clone(), row.clone()))
+            .collect();
+        for (id, row) in kept {
+            reindex_stored(&writer, &tx, &id, &row)?;
+        }
     }
 
     let mut summary = writer.summary;
@@ -611,6 +637,33 @@ pub fn ingest(
     summary.chunks = status.chunk_count;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Adds a document's stored chunks to the new generation (rebuilding a lost lexical index).
+fn reindex_stored(
+    writer: &Writer<'_>,
+    conn: &Connection,
+    document_id: &str,
+    row: &DocumentRow,
+) -> Result<(), Error> {
+    let builder = writer
+        .builder
+        .as_ref()
+        .ok_or_else(|| Error::internal("no generation builder"))?;
+    let fields = builder.fields;
+    for (chunk_id, start, end, content) in store::chunks_of(conn, document_id)? {
+        builder.add(fields.document(&ChunkDoc {
+            chunk_id: &chunk_id,
+            document_id,
+            content: &content,
+            source: &row.source,
+            source_class: row.source_class.as_str(),
+            extractor: row.extractor.as_deref().unwrap_or(""),
+            start,
+            end,
+        }))?;
+    }
+    Ok(())
 }
 
 enum FileError {

@@ -8,7 +8,10 @@ use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::store::Compressor;
+use tantivy::{
+    Index, IndexReader, IndexSettings, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
+};
 
 use crate::Error;
 use crate::retrieval::analysis::{ANALYZER_NAME, english_analyzer};
@@ -26,7 +29,7 @@ fn io_err(context: &'static str) -> impl Fn(std::io::Error) -> Error {
 /// answers from the one generation it opened without consulting SQLite.
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
-    /// Chunk id (indexed as one token, stored).
+    /// Chunk id (stored only: nothing looks a chunk up in the lexical index).
     pub chunk_id: Field,
     /// Document id (indexed as one token for deletes, stored).
     pub document_id: Field,
@@ -44,6 +47,43 @@ pub struct Fields {
     pub end: Field,
 }
 
+/// The values of one chunk document.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkDoc<'a> {
+    /// Chunk id.
+    pub chunk_id: &'a str,
+    /// Document id.
+    pub document_id: &'a str,
+    /// Chunk text.
+    pub content: &'a str,
+    /// Citation source.
+    pub source: &'a str,
+    /// Citation source class.
+    pub source_class: &'a str,
+    /// Extractor, empty when none.
+    pub extractor: &'a str,
+    /// Start offset.
+    pub start: u64,
+    /// End offset.
+    pub end: u64,
+}
+
+impl Fields {
+    /// The tantivy document of one chunk.
+    pub fn document(&self, chunk: &ChunkDoc<'_>) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.chunk_id, chunk.chunk_id);
+        doc.add_text(self.document_id, chunk.document_id);
+        doc.add_text(self.content, chunk.content);
+        doc.add_text(self.source, chunk.source);
+        doc.add_text(self.source_class, chunk.source_class);
+        doc.add_text(self.extractor, chunk.extractor);
+        doc.add_u64(self.start, chunk.start);
+        doc.add_u64(self.end, chunk.end);
+        doc
+    }
+}
+
 /// Text options of the searchable content field: the English analyser, frequencies without
 /// positions (queries are term disjunctions, never phrases), stored.
 pub fn content_options() -> TextOptions {
@@ -59,7 +99,7 @@ pub fn content_options() -> TextOptions {
 /// The chunk schema.
 pub fn schema() -> Schema {
     let mut builder = Schema::builder();
-    builder.add_text_field("chunk_id", STRING | STORED);
+    builder.add_text_field("chunk_id", STORED);
     builder.add_text_field("document_id", STRING | STORED);
     builder.add_text_field("content", content_options());
     builder.add_text_field("source", STORED);
@@ -86,6 +126,19 @@ fn fields(schema: &Schema) -> Result<Fields, Error> {
         start: get("start")?,
         end: get("end")?,
     })
+}
+
+/// Index settings of every generation: an uncompressed document store in 4 KiB blocks.
+///
+/// A search returns each hit's stored content, and reading a stored document means reading (and,
+/// when compressed, decompressing) its whole block; on SciFact, 4 KiB uncompressed blocks cut the
+/// instructions per top-10 query by 15% against tantivy's 16 KiB LZ4 default, for 40% more disk.
+pub fn index_settings() -> IndexSettings {
+    IndexSettings {
+        docstore_compression: Compressor::None,
+        docstore_blocksize: 4096,
+        ..IndexSettings::default()
+    }
 }
 
 /// The payload a generation's tantivy commit carries.
@@ -234,7 +287,10 @@ impl GenerationBuilder {
                 Index::open_in_dir(&tmp_dir)
                     .map_err(tantivy_err("cannot open the lexical index"))?
             }
-            None => Index::create_in_dir(&tmp_dir, schema())
+            None => Index::builder()
+                .schema(schema())
+                .settings(index_settings())
+                .create_in_dir(&tmp_dir)
                 .map_err(tantivy_err("cannot create the lexical index"))?,
         };
         index
@@ -281,10 +337,15 @@ impl GenerationBuilder {
         self.writer
             .wait_merging_threads()
             .map_err(tantivy_err("cannot finish lexical index merges"))?;
-        // Writer lock files are not part of a generation.
-        for lock in [".tantivy-writer.lock", ".tantivy-meta.lock"] {
-            let _ = fs::remove_file(self.tmp_dir.join(lock));
-        }
+        // The writer lock is not part of a generation. The meta lock is: readers take it when
+        // they open the index, and finding it already there keeps the read path from creating
+        // a file in the index directory.
+        let _ = fs::remove_file(self.tmp_dir.join(".tantivy-writer.lock"));
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.tmp_dir.join(".tantivy-meta.lock"))
+            .map_err(io_err("cannot prepare the lexical index generation"))?;
         sync_dir(&self.tmp_dir)?;
         before_publish();
         fs::rename(&self.tmp_dir, &self.final_dir)

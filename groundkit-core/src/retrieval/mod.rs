@@ -21,13 +21,15 @@
 //! 2. builds generation `G+1` of the lexical index in `g<G+1>.tmp` (hard links of `g<G>`'s
 //!    immutable segment files, then tantivy deletes and adds), commits it with the payload
 //!    `G+1`, and renames it to `g<G+1>`;
-//! 3. writes `generation = G+1` and commits the SQLite transaction;
+//! 3. writes `generation = G+1` and commits the SQLite transaction (`synchronous = FULL`, so the
+//!    commit is on disk before step 4 deletes anything);
 //! 4. removes generations older than `G+1`, leftover `*.tmp` directories and unreferenced
 //!    snapshots.
 //!
 //! A crash before step 3 leaves SQLite at `G` (its uncommitted WAL frames are discarded) and
 //! readers on `g<G>`; the next ingest deletes any `g<k>` with `k > G` and any `*.tmp` first. A
-//! crash after step 3 only leaves garbage that the next ingest removes. Search reads nothing but
+//! crash after step 3 only leaves garbage that the next ingest removes. (Should `g<G>` itself go
+//! missing, the next ingest rebuilds it from the chunks stored in SQLite.) Search reads nothing but
 //! the tantivy generation it opened (content and citation fields are stored there), so a
 //! concurrent ingest never changes an answer mid-query; `fetch_chunk` and `index_status` read one
 //! committed SQLite snapshot.

@@ -25,6 +25,9 @@ pub struct OpenCollection {
     generation: u64,
     has_embeddings: bool,
     conn: Mutex<Connection>,
+    /// Identity of the store file when opened; a collection deleted and re-created under the same
+    /// name is a different file.
+    file_id: Option<(u64, u64)>,
     lexical: Option<LexicalIndex>,
 }
 
@@ -51,6 +54,7 @@ impl OpenCollection {
                 name: name.to_owned(),
             });
         }
+        let file_id = file_identity(&paths.sqlite);
         let conn = store::open_for_read(&paths.sqlite)?;
         // A concurrent ingest may publish a generation and remove the previous one between our
         // reading the counter and opening its directory; read again and retry.
@@ -78,6 +82,7 @@ impl OpenCollection {
                 generation,
                 has_embeddings,
                 conn: Mutex::new(conn),
+                file_id,
                 lexical,
             });
         }
@@ -120,6 +125,20 @@ impl OpenCollection {
     /// The committed generation, as the store says now.
     pub fn committed_generation(&self) -> Result<u64, Error> {
         store::generation(&*self.connection()?)
+    }
+}
+
+/// Device and inode of `path`.
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }
 
@@ -217,7 +236,9 @@ impl CollectionRuntime {
         if let Some(entry) = cache.entries.get_mut(name) {
             entry.stats.acquires += 1;
             entry.last_used = now;
-            if entry.open.committed_generation()? == entry.open.generation() {
+            if entry.open.file_id == file_identity(&entry.open.paths.sqlite)
+                && entry.open.committed_generation()? == entry.open.generation()
+            {
                 return Ok(entry.open.clone());
             }
             stats = entry.stats;

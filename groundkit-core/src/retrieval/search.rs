@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{DocAddress, Score, TantivyDocument, Term};
+use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
@@ -194,6 +194,11 @@ pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32)
     (query, count)
 }
 
+/// Up to this many chunks, a query scores its whole term union instead of pruning with block-max
+/// WAND. Queries of English prose have many terms; on small collections the pruning's
+/// bookkeeping costs more than it skips (SciFact, 5k chunks: 24% fewer instructions per query).
+pub const EXHAUSTIVE_UNION_MAX_CHUNKS: u64 = 100_000;
+
 /// The top `limit` chunk hits of `text`.
 pub fn lexical_hits(
     index: &LexicalIndex,
@@ -204,10 +209,17 @@ pub fn lexical_hits(
     let Some(query) = query else {
         return Ok((Vec::new(), 0));
     };
-    let hits = index
-        .searcher
-        .search(&query, &TopDocs::with_limit(limit).order_by_score())
-        .map_err(|err| Error::storage("lexical search failed", err))?;
+    let top = TopDocs::with_limit(limit);
+    let hits = if index.searcher.num_docs() <= EXHAUSTIVE_UNION_MAX_CHUNKS {
+        // Score every matching chunk: no block-max pruning.
+        index.searcher.search(
+            &query,
+            &top.tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score),
+        )
+    } else {
+        index.searcher.search(&query, &top.order_by_score())
+    }
+    .map_err(|err| Error::storage("lexical search failed", err))?;
     Ok((hits, count))
 }
 

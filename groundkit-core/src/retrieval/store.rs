@@ -89,7 +89,9 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     }
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(sql_err("cannot enable WAL"))?;
-    conn.pragma_update(None, "synchronous", "NORMAL")
+    // FULL: the commit that publishes a generation is on disk before the previous generation's
+    // lexical index is deleted, so even a power loss cannot leave SQLite behind its index.
+    conn.pragma_update(None, "synchronous", "FULL")
         .map_err(sql_err("cannot configure the collection"))?;
     Ok(conn)
 }
@@ -136,13 +138,14 @@ pub(crate) struct DocumentRow {
     pub(crate) source: String,
     pub(crate) source_class: SourceClass,
     pub(crate) content_hash: String,
+    pub(crate) extractor: Option<String>,
 }
 
 pub(crate) fn all_documents(
     conn: &Connection,
 ) -> Result<std::collections::HashMap<String, DocumentRow>, Error> {
     let mut stmt = conn
-        .prepare("SELECT document_id, source, source_class, content_hash FROM documents")
+        .prepare("SELECT document_id, source, source_class, content_hash, extractor FROM documents")
         .map_err(sql_err("cannot read documents"))?;
     let rows = stmt
         .query_map([], |row| {
@@ -153,6 +156,7 @@ pub(crate) fn all_documents(
                     source: row.get(1)?,
                     source_class: SourceClass::parse(&class).unwrap_or(SourceClass::Text),
                     content_hash: row.get(3)?,
+                    extractor: row.get(4)?,
                 },
             ))
         })
@@ -233,6 +237,31 @@ pub(crate) fn insert_document(
             .map_err(sql_err("cannot insert a chunk"))?;
     }
     Ok(())
+}
+
+/// The stored chunks of a document: `(chunk_id, start, end, content)` in order.
+pub(crate) fn chunks_of(
+    conn: &Connection,
+    document_id: &str,
+) -> Result<Vec<(String, u64, u64, String)>, Error> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT chunk_id, start_offset, end_offset, content FROM chunks
+             WHERE document_id = ?1 ORDER BY chunk_index",
+        )
+        .map_err(sql_err("cannot read chunks"))?;
+    let rows = stmt
+        .query_map([document_id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?.max(0) as u64,
+                row.get::<_, i64>(2)?.max(0) as u64,
+                row.get::<_, String>(3)?,
+            ))
+        })
+        .map_err(sql_err("cannot read chunks"))?;
+    rows.collect::<Result<_, _>>()
+        .map_err(sql_err("cannot read chunks"))
 }
 
 /// Snapshot file names still referenced by some document.

@@ -64,6 +64,9 @@ pub(super) fn print_fetch(response: &FetchChunkResponse) {
     }
     println!("offsets    {}..{}", c.start_offset, c.end_offset);
     println!("verdict    {verdict}");
+    if let Some(detail) = &response.detail {
+        println!("detail     {detail}");
+    }
     if let Some(content) = &response.content {
         println!();
         println!("{content}");

@@ -1,7 +1,7 @@
 //! Citation verification: verified, drifted and unresolvable, for text and extracted sources.
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{self, SourceClass, Verification};
+use groundkit_core::retrieval::{self, FetchChunkResponse, SourceClass, Verification};
 
 use super::Fixture;
 
@@ -11,14 +11,19 @@ fn only_chunk(fx: &Fixture, collection: &str) -> String {
     ids[0].clone()
 }
 
+/// Fetches the one chunk of collection `c` through a fresh runtime.
+fn fetch_only_chunk(fx: &Fixture) -> FetchChunkResponse {
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    retrieval::fetch_chunk(&open, &only_chunk(fx, "c")).expect("fetch")
+}
+
 #[test]
 fn unchanged_source_is_verified_with_content() {
     let fx = Fixture::new();
     fx.write("a.md", "# Tea\n\nGreen tea wants water at 80 degrees.\n");
     fx.ingest_all("c");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Verified);
     assert_eq!(
         fetched.content.as_deref(),
@@ -39,11 +44,14 @@ fn edited_source_is_reported_drifted_without_content() {
     fx.ingest_all("c");
     // Same length, one byte different: only a byte comparison notices.
     std::fs::write(&path, "Green tea wants water at 90 degrees.").expect("edit");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Drifted);
     assert_eq!(fetched.content, None);
+    assert!(
+        fetched
+            .detail
+            .is_some_and(|d| d.contains("no longer holds the indexed text"))
+    );
     // Search still answers with the indexed text.
     let hits = fx.search("c", "green tea", 5);
     assert_eq!(
@@ -58,9 +66,7 @@ fn deleted_source_is_reported_unresolvable() {
     let path = fx.write("a.md", "Green tea wants water at 80 degrees.");
     fx.ingest_all("c");
     std::fs::remove_file(path).expect("delete");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
 }
@@ -76,11 +82,11 @@ fn source_replaced_by_symlink_escaping_base_dir_is_unresolvable() {
     std::fs::write(&outside, text).expect("outside file");
     std::fs::remove_file(&path).expect("remove");
     std::os::unix::fs::symlink(&outside, &path).expect("symlink");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
+    let detail = fetched.detail.expect("a reason");
+    assert!(!detail.contains('/'), "no path in {detail}");
 }
 
 #[test]
@@ -151,9 +157,7 @@ fn extracted_source_from_another_extractor_version_cannot_be_verified() {
     conn.execute("UPDATE documents SET extractor = 'groundkit-html@0'", [])
         .expect("rewrite");
     drop(conn);
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    let fetched = retrieval::fetch_chunk(&open, &only_chunk(&fx, "c")).expect("fetch");
+    let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.verification, Verification::Unresolvable);
     assert_eq!(fetched.content, None);
 }
@@ -196,4 +200,36 @@ fn chunk_offsets_are_exact_and_never_split_utf8() {
             Some(&bytes[s..e])
         );
     }
+}
+
+#[test]
+fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
+    let fx = Fixture::new();
+    let pdf = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/tidepools.pdf"
+    ))
+    .expect("fixture");
+    let path = fx.write("tidepools.pdf", &pdf);
+    fx.ingest_all("c");
+    let hits = fx.search("c", "anemones", 5);
+    assert_eq!(
+        hits.results[0].content,
+        "Tidal pools shelter anemones and crabs."
+    );
+    let fetched = fetch_only_chunk(&fx);
+    assert_eq!(fetched.citation.source_class, SourceClass::Extracted);
+    assert!(
+        fetched
+            .citation
+            .extractor
+            .as_deref()
+            .is_some_and(|e| e.starts_with("pdf-extract@"))
+    );
+    assert_eq!(fetched.verification, Verification::Verified);
+
+    // A text edit inside the PDF changes the extracted text: drifted, not verified.
+    let edited = String::from_utf8_lossy(&pdf).replace("crabs", "fish!");
+    std::fs::write(&path, edited.as_bytes()).expect("edit");
+    assert_eq!(fetch_only_chunk(&fx).verification, Verification::Drifted);
 }

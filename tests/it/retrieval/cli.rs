@@ -109,35 +109,21 @@ fn eval_prints_the_three_metrics() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value = json(&grk(
-        &fx,
-        &[
-            "eval",
-            "--collection",
-            "b",
-            "--queries",
-            "beir/queries.jsonl",
-            "--qrels",
-            "beir/qrels.tsv",
-            "--json",
-        ],
-    ));
+    let eval = [
+        "eval",
+        "--collection",
+        "b",
+        "--queries",
+        "beir/queries.jsonl",
+        "--qrels",
+        "beir/qrels.tsv",
+    ];
+    let report: serde_json::Value = json(&grk(&fx, &[&eval[..], &["--json"]].concat()));
     assert_eq!(report["queries"], 2);
     assert_eq!(report["ndcg_at_10"], 1.0);
     assert_eq!(report["recall_at_100"], 1.0);
     assert_eq!(report["mrr_at_10"], 1.0);
-    let human = grk(
-        &fx,
-        &[
-            "eval",
-            "--collection",
-            "b",
-            "--queries",
-            "beir/queries.jsonl",
-            "--qrels",
-            "beir/qrels.tsv",
-        ],
-    );
+    let human = grk(&fx, &eval);
     let human = String::from_utf8_lossy(&human.stdout);
     assert!(
         human.contains("nDCG@10") && human.contains("Recall@100") && human.contains("MRR@10"),
@@ -152,4 +138,54 @@ fn unknown_collection_fails_with_a_clear_message_and_creates_nothing() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("'nope' does not exist"));
     assert!(!fx.index.exists());
+}
+
+#[test]
+fn bundled_sample_ingests_cleanly_and_answers_a_question() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let index = tempfile::tempdir().expect("temp index");
+    let run = |args: &[&str]| {
+        Command::new(GRK)
+            .arg("--index-dir")
+            .arg(index.path())
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("run grk")
+    };
+    let summary: serde_json::Value = json(&run(&[
+        "ingest",
+        "--collection",
+        "sample",
+        "--json",
+        "sample",
+    ]));
+    assert_eq!(
+        summary["failed"].as_array().map(Vec::len),
+        Some(0),
+        "{summary}"
+    );
+    assert!(
+        summary["added"].as_u64().is_some_and(|n| n >= 13),
+        "{summary}"
+    );
+    let hits: SearchResponse = json(&run(&[
+        "search",
+        "--collection",
+        "sample",
+        "how hot should the water be for green tea",
+        "--json",
+    ]));
+    assert_eq!(hits.results[0].document_id, "sample/notes/tea.txt");
+    let burns: SearchResponse = json(&run(&[
+        "search",
+        "--collection",
+        "sample",
+        "burn first aid",
+        "--json",
+    ]));
+    assert_eq!(
+        burns.results[0].citation.extractor.as_deref(),
+        Some("groundkit-html@1")
+    );
 }

@@ -161,3 +161,66 @@ fn killed_first_ingest_leaves_an_empty_collection_and_the_next_ingest_succeeds()
     assert_eq!(next["added"], 2);
     assert!(found(&fx, "alpha"));
 }
+
+#[test]
+fn ingest_killed_at_arbitrary_moments_never_mixes_generations() {
+    let fx = Fixture::new();
+    let write_round = |round: u32| {
+        for i in 0..300 {
+            fx.write(
+                &format!("d{i:03}.md"),
+                format!("lighthouse keeper log {i} written in round{round}"),
+            );
+        }
+    };
+    write_round(0);
+    ingest_ok(&fx);
+    let mut committed_round = 0;
+    // A debug-build ingest of this corpus takes about 100 ms: the delays land before, inside and
+    // after its commit.
+    for (round, delay_ms) in [
+        (1u32, 2u64),
+        (2, 15),
+        (3, 35),
+        (4, 55),
+        (5, 75),
+        (6, 95),
+        (7, 150),
+    ] {
+        write_round(round);
+        let mut child = grk(&fx)
+            .args(["ingest", "--collection", "c", "."])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn grk");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reap");
+
+        let runtime = fx.runtime();
+        let open = runtime.acquire("c").expect("collection opens after a kill");
+        let status = retrieval::index_status(&open, &runtime).expect("status");
+        assert_eq!(status.document_count, 300);
+        let hits = |word: &str| fx.search("c", word, 100).results.len();
+        // All 300 documents answer from exactly one round: the committed one.
+        if hits(&format!("round{round}")) == 0 {
+            assert_eq!(
+                hits(&format!("round{committed_round}")),
+                100,
+                "delay {delay_ms} ms"
+            );
+        } else {
+            assert_eq!(hits(&format!("round{round}")), 100, "delay {delay_ms} ms");
+            assert_eq!(
+                hits(&format!("round{committed_round}")),
+                0,
+                "delay {delay_ms} ms"
+            );
+            committed_round = round;
+        }
+    }
+    let last = ingest_ok(&fx);
+    assert_eq!(last["failed"].as_array().map(Vec::len), Some(0));
+    assert_eq!(fx.search("c", "round7", 100).results.len(), 100);
+}

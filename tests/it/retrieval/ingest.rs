@@ -218,3 +218,26 @@ fn traversal_shaped_collection_name_is_refused_before_touching_disk() {
     }
     assert!(!fx.index.exists(), "the index directory was created");
 }
+
+#[test]
+fn lost_lexical_index_is_rebuilt_by_the_next_ingest() {
+    let fx = Fixture::new();
+    fx.write("a.md", "alpha apples");
+    fx.write("b.md", "bravo bananas");
+    fx.ingest_all("col");
+    std::fs::remove_dir_all(fx.index.join("col.tantivy")).expect("lose the index");
+    let err = fx
+        .runtime()
+        .acquire("col")
+        .expect_err("cannot search without it");
+    assert_eq!(err.kind(), "storage_error");
+
+    std::fs::remove_file(fx.base.join("b.md")).expect("delete b");
+    let summary = fx.ingest_all("col");
+    assert_eq!(
+        (summary.unchanged, summary.removed, summary.generation),
+        (1, 1, 2)
+    );
+    assert_eq!(fx.search("col", "apples", 5).results[0].document_id, "a.md");
+    assert!(fx.search("col", "bananas", 5).results.is_empty());
+}

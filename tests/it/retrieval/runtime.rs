@@ -103,3 +103,57 @@ fn readers_keep_answering_during_an_ingest() {
     assert!(answered > 0);
     assert_eq!(runtime.acquire("c").expect("open").generation(), 4);
 }
+
+#[test]
+fn cache_is_bounded_and_evicts_the_least_recently_used_collection() {
+    let fx = Fixture::new();
+    fx.write("a.md", "alpha");
+    fx.ingest_all("one");
+    fx.ingest_all("two");
+    let runtime = retrieval::CollectionRuntime::new(&fx.index, &fx.base, 1);
+    let first = runtime.acquire("one").expect("open one");
+    runtime.acquire("two").expect("open two");
+    assert_eq!(
+        runtime.stats("one").acquires,
+        0,
+        "evicted: its counters are gone"
+    );
+    assert_eq!(runtime.stats("two").acquires, 1);
+    // An evicted collection's object keeps working for whoever still holds it.
+    assert_eq!(first.generation(), 1);
+    let again = runtime.acquire("one").expect("reopen one");
+    assert!(!Arc::ptr_eq(&first, &again));
+    assert_eq!(runtime.stats("one").rebuilds, 1);
+}
+
+#[test]
+fn collection_recreated_under_the_same_name_is_reopened() {
+    let fx = Fixture::new();
+    fx.write("a.md", "alpha");
+    fx.ingest_all("c");
+    let runtime = fx.runtime();
+    let first = runtime.acquire("c").expect("open");
+    for companion in ["c.sqlite3", "c.sqlite3-wal", "c.sqlite3-shm"] {
+        let _ = std::fs::remove_file(fx.index.join(companion));
+    }
+    std::fs::remove_dir_all(fx.index.join("c.tantivy")).expect("remove index");
+    std::fs::remove_file(fx.base.join("a.md")).expect("remove a");
+    fx.write("b.md", "bravo");
+    fx.ingest_all("c");
+    let second = runtime.acquire("c").expect("reopen");
+    assert!(
+        !Arc::ptr_eq(&first, &second),
+        "the old file's object was reused"
+    );
+    assert_eq!(second.generation(), 1);
+    let hits = retrieval::search(
+        &second,
+        &SearchParams {
+            query: "bravo".into(),
+            top_k: 5,
+            mode: SearchMode::Lexical,
+        },
+    )
+    .expect("search");
+    assert_eq!(hits.results.len(), 1);
+}
