@@ -5,5 +5,5 @@ mod guard;
 mod http;
 mod limits;
 mod stdio;
-mod support;
+pub(crate) mod support;
 mod tools;

@@ -2,6 +2,7 @@
 //! real collection ingested in the test.
 
 mod rest;
+mod transports;
 
 use std::sync::Arc;
 

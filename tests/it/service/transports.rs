@@ -1,0 +1,267 @@
+//! The service over every transport: REST, MCP Streamable HTTP and MCP stdio answer the same
+//! input with the same JSON, and refuse bad input with the same `kind`.
+
+use groundkit_core::retrieval::MAX_TOP_K;
+use groundkit_tests::captured_logs;
+use serde_json::{Value, json};
+
+use super::{corpus, state};
+use crate::mcp::support::{Response, Server, Stdio, events, initialize_frame};
+
+/// One server (HTTP: REST and `/mcp`) and one in-process stdio connection over the same corpus.
+struct Surfaces {
+    http: Server,
+    session: String,
+    stdio: Stdio,
+    next_id: i64,
+}
+
+impl Surfaces {
+    /// Serve `fx`'s collections over HTTP and, with a second state over the same files, stdio.
+    async fn start(fx: &crate::retrieval::Fixture) -> Self {
+        let http = Server::start(state(fx, None));
+        let session = http.initialize();
+        let mut stdio = Stdio::start(state(fx, None));
+        stdio.send(&initialize_frame(0, "2025-11-25")).await;
+        let _ = stdio.recv().await;
+        stdio
+            .send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        Self {
+            http,
+            session,
+            stdio,
+            next_id: 1,
+        }
+    }
+
+    fn rest(&self, tool: &str, arguments: &Value) -> Response {
+        let host = self.http.host();
+        let collection = arguments["collection"].as_str().unwrap_or_default();
+        let (method, path, body) = match tool {
+            "search" => ("POST", "/search".to_owned(), arguments.to_string()),
+            "fetch_chunk" => (
+                "GET",
+                format!(
+                    "/collections/{collection}/chunks/{}",
+                    arguments["chunk_id"].as_str().unwrap_or_default()
+                ),
+                String::new(),
+            ),
+            "index_status" => (
+                "GET",
+                format!("/collections/{collection}/status"),
+                String::new(),
+            ),
+            "list_collections" => ("GET", "/collections".to_owned(), String::new()),
+            other => panic!("no REST route for {other}"),
+        };
+        let mut headers = vec![("Host", host.as_str())];
+        if method == "POST" {
+            headers.push(("Content-Type", "application/json"));
+        }
+        crate::mcp::support::request(self.http.addr, method, &path, &headers, body.as_bytes())
+    }
+
+    fn call_frame(&mut self, tool: &str, arguments: &Value) -> String {
+        self.next_id += 1;
+        json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+            .to_string()
+    }
+
+    fn mcp_http(&mut self, tool: &str, arguments: &Value) -> Value {
+        let frame = self.call_frame(tool, arguments);
+        let session = self.session.clone();
+        let response = self.http.mcp(
+            &frame,
+            &[
+                ("Mcp-Session-Id", &session),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+        );
+        assert_eq!(response.status, 200, "{}", response.body);
+        let message = if response
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("text/event-stream"))
+        {
+            events(&response).pop().expect("a response event")
+        } else {
+            response.json()
+        };
+        message["result"].clone()
+    }
+
+    async fn mcp_stdio(&mut self, tool: &str, arguments: &Value) -> Value {
+        let frame = self.call_frame(tool, arguments);
+        self.stdio.send(&frame).await;
+        self.stdio.recv().await["result"].clone()
+    }
+
+    /// The same call on all three surfaces: (REST response, MCP HTTP result, MCP stdio result).
+    async fn everywhere(&mut self, tool: &str, arguments: Value) -> (Response, Value, Value) {
+        let rest = self.rest(tool, &arguments);
+        let http = self.mcp_http(tool, &arguments);
+        let stdio = self.mcp_stdio(tool, &arguments).await;
+        (rest, http, stdio)
+    }
+}
+
+/// What a surface's answer says, without `index_status`'s runtime counters: they count this
+/// process's acquires and rebuild timings, which differ per server and per call by design.
+fn stable(mut value: Value) -> Value {
+    if let Some(object) = value.as_object_mut() {
+        for counter in [
+            "retriever_acquires",
+            "retriever_rebuilds",
+            "rebuild_seconds_total",
+            "last_rebuild_seconds",
+        ] {
+            object.remove(counter);
+        }
+    }
+    value
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_answers_the_same_json_on_rest_and_both_mcp_transports() {
+    let fx = corpus();
+    let mut surfaces = Surfaces::start(&fx).await;
+    let found = surfaces
+        .rest(
+            "search",
+            &json!({"collection": "papers", "query": "tea", "top_k": 1}),
+        )
+        .json();
+    let chunk_id = found["results"][0]["chunk_id"]
+        .as_str()
+        .expect("a chunk")
+        .to_owned();
+    let calls = [
+        (
+            "search",
+            json!({"collection": "papers", "query": "COVID-19 antigen tests", "top_k": 3}),
+        ),
+        (
+            "fetch_chunk",
+            json!({"collection": "papers", "chunk_id": chunk_id}),
+        ),
+        ("list_collections", json!({})),
+        ("index_status", json!({"collection": "papers"})),
+    ];
+    for (tool, arguments) in calls {
+        let (rest, http, stdio) = surfaces.everywhere(tool, arguments).await;
+        assert_eq!(rest.status, 200, "{tool}: {}", rest.body);
+        let rest = stable(rest.json());
+        for (surface, result) in [("MCP HTTP", &http), ("MCP stdio", &stdio)] {
+            assert_eq!(result["isError"], false, "{tool} over {surface}: {result}");
+            assert_eq!(
+                stable(result["structuredContent"].clone()),
+                rest,
+                "{tool} over {surface}"
+            );
+            let text: Value =
+                serde_json::from_str(result["content"][0]["text"].as_str().expect("text block"))
+                    .expect("the text block is JSON");
+            assert_eq!(stable(text), rest, "{tool} over {surface}: text block");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_has_the_same_kind_on_rest_and_both_mcp_transports() {
+    let fx = corpus();
+    let mut surfaces = Surfaces::start(&fx).await;
+    let cases = [
+        (
+            "index_status",
+            json!({"collection": "nope"}),
+            "collection_not_found",
+        ),
+        (
+            "search",
+            json!({"collection": "../outside", "query": "tea"}),
+            "validation_error",
+        ),
+        (
+            "fetch_chunk",
+            json!({"collection": "papers", "chunk_id": "0000000000"}),
+            "chunk_not_found",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "index_dir": "/etc"}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "top_k": 0}),
+            "validation_error",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "top_k": MAX_TOP_K + 1}),
+            "validation_error",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": ""}),
+            "validation_error",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "rerank": true}),
+            "reranker_not_configured",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "mode": "dense"}),
+            "dense_unavailable",
+        ),
+    ];
+    for (tool, arguments, kind) in cases {
+        let (rest, http, stdio) = surfaces.everywhere(tool, arguments.clone()).await;
+        assert_eq!(
+            rest.json()["kind"],
+            kind,
+            "{tool} {arguments} over REST: {}",
+            rest.body
+        );
+        for (surface, result) in [("MCP HTTP", &http), ("MCP stdio", &stdio)] {
+            assert_eq!(
+                result["isError"], true,
+                "{tool} {arguments} over {surface}: {result}"
+            );
+            assert_eq!(
+                result["structuredContent"]["kind"], kind,
+                "{tool} {arguments} over {surface}"
+            );
+            assert_eq!(
+                result["structuredContent"]["detail"],
+                rest.json()["detail"],
+                "{tool} {arguments}: the same detail on {surface}"
+            );
+        }
+    }
+    assert!(!fx.index.join("nope.sqlite3").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_transport_logs_the_query_text_at_info() {
+    groundkit_tests::capture_logs();
+    let fx = corpus();
+    let mut surfaces = Surfaces::start(&fx).await;
+    let arguments = json!({"collection": "papers", "query": "bicycle mcpsentinel5521"});
+    let (rest, http, stdio) = surfaces.everywhere("search", arguments).await;
+    assert_eq!(rest.status, 200);
+    assert_eq!(http["isError"], false);
+    assert_eq!(stdio["isError"], false);
+    let logs = captured_logs();
+    assert!(
+        logs.contains("tool=\"search\""),
+        "no access line was captured:\n{logs}"
+    );
+    assert!(
+        !logs.contains("mcpsentinel5521"),
+        "query text reached the INFO log"
+    );
+}
