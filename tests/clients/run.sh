@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real MCP clients against real groundkit binaries:
-#   1. the Python MCP SDK 2.x client (pytest, tests/python) against `hello` over stdio and HTTP;
+#   1. the Python MCP SDK 2.x client (pytest, tests/python) against `hello` and `grk serve` over
+#      stdio and HTTP;
 #   2. the official conformance suite (npm @modelcontextprotocol/conformance) against
 #      `conformance-fixture` with `--requirements 2025-11-25` and the expected-failures file,
 #      the stateless-era (2026-07-28) scenarios that apply to a tools-only server, and the
@@ -15,9 +16,11 @@ cd "$repo"
 
 echo "== building the example binaries"
 cargo build --locked -q -p groundkit-examples --bins
+cargo build --locked -q -p groundkit-server --bin grk
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 hello="$target_dir/debug/hello"
 fixture="$target_dir/debug/conformance-fixture"
+grk="$target_dir/debug/grk"
 
 echo "== Python client environment (.venv)"
 if [ ! -x .venv/bin/python ]; then
@@ -70,8 +73,8 @@ run() { # run NAME CMD...: run a step, remember whether it failed
   fi
 }
 
-run "pytest: Python MCP SDK client against hello (stdio and HTTP)" \
-  env HELLO_BIN="$hello" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
+run "pytest: Python MCP SDK client against hello and grk serve (stdio and HTTP)" \
+  env HELLO_BIN="$hello" GRK_BIN="$grk" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
 
 fixture_port="$(free_port)"
 start "$fixture" "$fixture_port"

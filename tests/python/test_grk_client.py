@@ -1,0 +1,120 @@
+"""The Python MCP SDK 2.x client against `grk serve` on a collection ingested here, over stdio
+(`grk serve --stdio`) and Streamable HTTP (`grk serve`), in both protocol eras."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from conftest import REPO, free_port
+
+pytestmark = pytest.mark.anyio
+
+MODES = ["auto", "legacy"]
+TOOLS = ["fetch_chunk", "index_status", "list_collections", "search"]
+
+
+def grk_bin() -> str:
+    path = os.environ.get("GRK_BIN", str(REPO / "target" / "debug" / "grk"))
+    if not Path(path).is_file():
+        pytest.fail(f"the grk binary is missing at {path}; build it with `cargo build -p groundkit-server --bin grk`")
+    return path
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A corpus and an index holding it as collection `papers`: (base dir, index dir)."""
+    root = tmp_path_factory.mktemp("grk")
+    base, index = root / "corpus", root / "index"
+    base.mkdir()
+    (base / "tea.md").write_text("# Tea\n\nGreen tea is steeped at 80 degrees for two minutes.\n")
+    (base / "chain.txt").write_text("Clean the bicycle chain, then oil each link sparingly.\n")
+    subprocess.run(
+        [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "ingest", "--collection", "papers", str(base)],
+        check=True,
+        capture_output=True,
+    )
+    return base, index
+
+
+@pytest.fixture(scope="module")
+def grk_http(collection: tuple[Path, Path]) -> Iterator[str]:
+    base, index = collection
+    port = free_port()
+    proc = subprocess.Popen(
+        [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve", "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("grk serve did not start listening")
+            time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def grk_target(request: pytest.FixtureRequest, collection: tuple[Path, Path]) -> object:
+    base, index = collection
+    if request.param == "stdio":
+        return StdioServerParameters(
+            command=grk_bin(), args=["--index-dir", str(index), "--base-dir", str(base), "serve", "--stdio"]
+        )
+    return request.getfixturevalue("grk_http")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_lists_exactly_the_four_read_only_tools(grk_target: object, mode: str) -> None:
+    async with Client(grk_target, mode=mode) as client:
+        result = await client.list_tools()
+    assert sorted(tool.name for tool in result.tools) == TOOLS
+    for tool in result.tools:
+        assert tool.description
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_calls_each_tool(grk_target: object, mode: str) -> None:
+    async with Client(grk_target, mode=mode) as client:
+        listed = await client.call_tool("list_collections", {})
+        found = await client.call_tool("search", {"collection": "papers", "query": "green tea temperature", "top_k": 1})
+        chunk_id = found.structured_content["results"][0]["chunk_id"]
+        fetched = await client.call_tool("fetch_chunk", {"collection": "papers", "chunk_id": chunk_id})
+        status = await client.call_tool("index_status", {"collection": "papers"})
+    for result in (listed, found, fetched, status):
+        assert result.is_error is False
+        assert json.loads(result.content[0].text) == result.structured_content
+    assert listed.structured_content == {"collections": ["papers"]}
+    assert found.structured_content["results"][0]["citation"]["source"] == "tea.md"
+    assert fetched.structured_content["verification"] == "verified"
+    assert fetched.structured_content["content"] == found.structured_content["results"][0]["content"]
+    assert status.structured_content["document_count"] == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_bad_requests_are_is_error_results_with_their_kind(grk_target: object, mode: str) -> None:
+    async with Client(grk_target, mode=mode) as client:
+        missing = await client.call_tool("index_status", {"collection": "nope"})
+        traversal = await client.call_tool("search", {"collection": "../etc", "query": "tea"})
+        rerank = await client.call_tool("search", {"collection": "papers", "query": "tea", "rerank": True})
+    for result, kind in ((missing, "collection_not_found"), (traversal, "validation_error"), (rerank, "reranker_not_configured")):
+        assert result.is_error is True
+        assert json.loads(result.content[0].text)["kind"] == kind
