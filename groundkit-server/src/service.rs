@@ -56,6 +56,7 @@ pub struct ServiceContext {
     reranker: Option<Arc<dyn Reranker>>,
     default_top_k: u32,
     scans: Arc<Semaphore>,
+    scan_wait: Duration,
 }
 
 impl ServiceContext {
@@ -66,6 +67,7 @@ impl ServiceContext {
             reranker: None,
             default_top_k: DEFAULT_TOP_K,
             scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
+            scan_wait: PERMIT_WAIT,
         }
     }
 
@@ -75,9 +77,11 @@ impl ServiceContext {
         self
     }
 
-    /// Bound concurrent corpus-wide operations to `permits`.
-    pub fn with_max_concurrent_scans(mut self, permits: usize) -> Self {
+    /// Bound concurrent corpus-wide operations to `permits`, each waiting at most `wait` for
+    /// its turn before it is refused as `overloaded`.
+    pub fn with_scan_limit(mut self, permits: usize, wait: Duration) -> Self {
         self.scans = Arc::new(Semaphore::new(permits.max(1)));
+        self.scan_wait = wait;
         self
     }
 
@@ -88,7 +92,7 @@ impl ServiceContext {
 
     async fn scan_permit(&self) -> Result<OwnedSemaphorePermit, Error> {
         let acquire = Arc::clone(&self.scans).acquire_owned();
-        match tokio::time::timeout(PERMIT_WAIT, acquire).await {
+        match tokio::time::timeout(self.scan_wait, acquire).await {
             Ok(Ok(permit)) => Ok(permit),
             Ok(Err(_closed)) => Err(Error::internal("the scan limiter was closed")),
             Err(_elapsed) => Err(Error::Overloaded),

@@ -35,11 +35,16 @@ pub(crate) fn corpus() -> Fixture {
 
 /// The service state for `fx`, optionally with a reranker.
 pub(crate) fn state(fx: &Fixture, reranker: Option<Arc<dyn Reranker>>) -> AppState<ServiceContext> {
-    let registry = Registry::<ServiceContext>::collect().expect("service registry");
     let mut context = ServiceContext::new(fx.runtime());
     if let Some(reranker) = reranker {
         context = context.with_reranker(reranker);
     }
+    state_with(context)
+}
+
+/// The service state for a context the test built.
+pub(crate) fn state_with(context: ServiceContext) -> AppState<ServiceContext> {
+    let registry = Registry::<ServiceContext>::collect().expect("service registry");
     let info = ApiInfo {
         title: "groundkit".into(),
         version: "test".into(),

@@ -430,3 +430,85 @@ fn rerank_sees_the_pinned_depth_and_reports_it() {
     assert_eq!(reranked["metadata"]["rerank_input_depth"], 3);
     assert_eq!(reranked["metadata"]["top_k"], 1);
 }
+
+/// Holds each search it reranks until the test releases it, announcing when one is held.
+struct Gate {
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl Reranker for Gate {
+    fn model(&self) -> &str {
+        "gate"
+    }
+    fn rerank(
+        &self,
+        _query: &str,
+        candidates: Vec<RetrievalResult>,
+    ) -> Result<Vec<RetrievalResult>, Error> {
+        let _ = self.entered.lock().expect("entered").send(());
+        let _ = self.release.lock().expect("release").recv();
+        Ok(candidates)
+    }
+}
+
+#[test]
+fn corpus_scans_are_bounded_at_the_limit_and_refused_one_past_it() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let fx = corpus();
+    let (entered_tx, entered_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel();
+    let gate = Arc::new(Gate {
+        entered: entered_tx.into(),
+        release: release_rx.into(),
+    });
+    let context = ServiceContext::new(fx.runtime())
+        .with_reranker(gate)
+        .with_scan_limit(2, Duration::from_millis(300));
+    let server = Arc::new(TestServer::start(super::state_with(context)));
+
+    // Two scans at once: the limit. Both are admitted and held inside the reranker.
+    let held: Vec<_> = (0..2)
+        .map(|_| {
+            let server = Arc::clone(&server);
+            std::thread::spawn(move || {
+                search(
+                    &server,
+                    json!({"collection": "papers", "query": "tea", "rerank": true}),
+                )
+                .status
+            })
+        })
+        .collect();
+    for _ in 0..2 {
+        entered_rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("a scan reached the reranker");
+    }
+
+    // One past the limit: refused once the permit wait runs out, with nothing queued.
+    let refused = search(&server, json!({"collection": "papers", "query": "tea"}));
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert_eq!(refused.json()["kind"], "overloaded");
+    let status = server.get("/collections/papers/status");
+    assert_eq!(
+        status.json()["kind"],
+        "overloaded",
+        "index_status takes a scan permit too"
+    );
+    // Listing and fetching are not corpus scans.
+    assert_eq!(server.get("/collections").status, 200);
+
+    for _ in 0..2 {
+        release_tx.send(()).expect("release");
+    }
+    for scan in held {
+        assert_eq!(scan.join().expect("scan thread"), 200);
+    }
+    assert_eq!(
+        search(&server, json!({"collection": "papers", "query": "tea"})).status,
+        200
+    );
+}
