@@ -165,6 +165,20 @@ pub fn captured_logs() -> String {
     String::from_utf8_lossy(&buffer.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
 }
 
+/// The access-log line of the request `response` answered (found by its `X-Request-ID`).
+///
+/// Call [`capture_logs`] before the request is sent.
+pub fn access_line(response: &Response) -> String {
+    let request_id = response
+        .header("x-request-id")
+        .expect("an X-Request-ID header");
+    let logs = captured_logs();
+    logs.lines()
+        .find(|line| line.contains(request_id) && line.contains("groundkit::access"))
+        .unwrap_or_else(|| panic!("no access line for {request_id} in:\n{logs}"))
+        .to_owned()
+}
+
 /// Install (once) a process-wide subscriber that records INFO logs into a buffer.
 pub fn capture_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
     static BUFFER: std::sync::OnceLock<Arc<std::sync::Mutex<Vec<u8>>>> = std::sync::OnceLock::new();

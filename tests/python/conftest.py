@@ -36,14 +36,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="session")
-def http_url() -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [hello_bin(), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+def serve_http(command: list[str], port: int) -> Iterator[str]:
+    """Run `command` (a server binding 127.0.0.1:`port`) until the caller is done with its MCP URL."""
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -52,11 +47,17 @@ def http_url() -> Iterator[str]:
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                pytest.fail("hello did not start listening")
+                pytest.fail(f"{command[0]} did not start listening")
             time.sleep(0.05)
     yield f"http://127.0.0.1:{port}/mcp"
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def http_url() -> Iterator[str]:
+    port = free_port()
+    yield from serve_http([hello_bin(), "--host", "127.0.0.1", "--port", str(port)], port)
 
 
 @pytest.fixture(params=["stdio", "http"])

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import REPO, free_port
+from conftest import REPO, free_port, serve_http
 
 pytestmark = pytest.mark.anyio
 
@@ -49,24 +47,8 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def grk_http(collection: tuple[Path, Path]) -> Iterator[str]:
     base, index = collection
     port = free_port()
-    proc = subprocess.Popen(
-        [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail("grk serve did not start listening")
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    command = [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    yield from serve_http(command, port)
 
 
 @pytest.fixture(params=["stdio", "http"])

@@ -6,7 +6,7 @@ use groundkit_core::Registry;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_examples::hello::HelloContext;
 use groundkit_server::{AppState, Limits};
-use groundkit_tests::{Response, TestServer, captured_logs};
+use groundkit_tests::{Response, TestServer, access_line, captured_logs};
 use serde_json::json;
 
 use super::toolsets::faults::FaultCtx;
@@ -234,15 +234,8 @@ fn the_access_log_has_one_line_per_request_and_never_the_body() {
     let sentinel = "zebrasentinel8841";
     let response = server.post_json("/text/stats", &json!({ "text": sentinel }).to_string());
     assert_eq!(response.status, 200);
-    let request_id = response
-        .header("x-request-id")
-        .expect("request id")
-        .to_owned();
+    let line = access_line(&response);
     let logs = captured_logs();
-    let line = logs
-        .lines()
-        .find(|line| line.contains(&request_id) && line.contains("groundkit::access"))
-        .unwrap_or_else(|| panic!("no access line for {request_id} in:\n{logs}"));
     for part in [
         "method=POST",
         "route=\"/text/stats\"",

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use groundkit_core::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K, RetrievalResult};
 use groundkit_core::{Error, Registry, SideEffect};
 use groundkit_server::service::{Reranker, ServiceContext};
-use groundkit_tests::{Response, TestServer, captured_logs};
+use groundkit_tests::{Response, TestServer, access_line, captured_logs};
 use serde_json::{Value, json};
 
 use super::{corpus, server, state};
@@ -362,15 +362,8 @@ fn the_access_log_of_a_search_never_holds_the_query() {
         json!({"collection": "papers", "query": "bicycle sentinelquery7731"}),
     );
     assert_eq!(response.status, 200);
-    let request_id = response
-        .header("x-request-id")
-        .expect("request id")
-        .to_owned();
+    let line = access_line(&response);
     let logs = captured_logs();
-    let line = logs
-        .lines()
-        .find(|l| l.contains(&request_id))
-        .expect("access line");
     assert!(
         line.contains("tool=\"search\"") && line.contains("results="),
         "{line}"
