@@ -4,11 +4,15 @@
 # request, server peak RSS), then the start-up time of `grk serve --stdio` to its first
 # tools/list. Prints one JSON line per measurement.
 #
-#   bench/load.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (default 10)]
+#   bench/load.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (default 5)] [REPEATS (3)]
+#
+# After a warm-up, REST and MCP runs alternate and each cell is repeated; the last lines are a
+# summary with the median of each cell and the MCP/REST ratio of server CPU per request.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(cd "${1:-../shared/data}/scifact" && pwd)
-seconds=${2:-10}
+seconds=${2:-5}
+repeats=${3:-3}
 
 cargo build --release --locked -q -p groundkit-server --bin grk --example load
 grk=target/release/grk
@@ -27,12 +31,19 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 
+run() { # run TRANSPORT OP CONCURRENCY SECONDS
+    "$load" --addr "127.0.0.1:$port" --pid "$server" --collection scifact \
+        --queries "$data/queries.jsonl" --transport "$1" --op "$2" --concurrency "$3" --seconds "$4"
+}
+run rest search 4 2 >/dev/null && run mcp search 4 2 >/dev/null && run rest fetch 4 2 >/dev/null
+
+results="$work/results.jsonl"
 for op in search fetch; do
-    for transport in rest mcp; do
-        for concurrency in 1 32; do
-            "$load" --addr "127.0.0.1:$port" --pid "$server" --collection scifact \
-                --queries "$data/queries.jsonl" --transport "$transport" --op "$op" \
-                --concurrency "$concurrency" --seconds "$seconds"
+    for concurrency in 1 32; do
+        for _ in $(seq "$repeats"); do
+            for transport in rest mcp; do
+                run "$transport" "$op" "$concurrency" "$seconds" | tee -a "$results"
+            done
         done
     done
 done
@@ -40,3 +51,21 @@ kill "$server"; wait "$server" 2>/dev/null || true
 server=
 
 python3 bench/startup.py "$grk" "$work/index" 15
+
+python3 - "$results" <<'SUMMARY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+cells = {}
+for row in rows:
+    cells.setdefault((row["op"], row["concurrency"], row["transport"]), []).append(row)
+print("summary (medians):")
+for (op, conc, transport), runs in sorted(cells.items()):
+    med = lambda key: statistics.median(r[key] for r in runs)
+    print(f"  {op:11} c={conc:<2} {transport:4}  {med('requests_per_second'):8.0f} req/s  "
+          f"p50 {med('p50_ms'):7.2f} ms  p99 {med('p99_ms'):7.2f} ms  "
+          f"cpu {med('server_cpu_us_per_request'):6.0f} us/req  peak rss {max(r['server_peak_rss_mib'] for r in runs):5.1f} MiB")
+for op in ("search", "fetch_chunk"):
+    for conc in (1, 32):
+        cpu = {t: statistics.median(r["server_cpu_us_per_request"] for r in cells[(op, conc, t)]) for t in ("rest", "mcp")}
+        print(f"  MCP/REST server CPU per request, {op} c={conc}: {cpu['mcp'] / cpu['rest']:.2f}x")
+SUMMARY

@@ -11,6 +11,7 @@ use groundkit_core::error::rpc_code;
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -180,7 +181,7 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     state: &AppState<Ctx>,
     mut params: Map<String, Value>,
     call: Call,
-) -> RpcResult {
+) -> Result<Box<RawValue>, ErrorObjectOwned> {
     let name = match params.get("name") {
         Some(Value::String(name)) => name.clone(),
         _ => return Err(invalid_params("Invalid params: name must be a string")),
@@ -208,20 +209,16 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         .zip(call.notify.clone())
         .map(|(token, out)| ProgressSink::new(token, out));
     let outcome = progress::scope(sink, invoke(state, spec, arguments)).await;
-    let mut result = match outcome {
-        Ok(output) => tools::success(output, call.revision),
+    match outcome {
+        Ok(output) => Ok(tools::success(&output, call.revision)),
         Err(error) => {
             crate::problem::log(&error, &call.request_id);
             match tools::failure(&error, &call.request_id, call.revision) {
-                tools::Failure::Result(result) => result,
+                tools::Failure::Result(result) => Ok(result),
                 tools::Failure::Protocol(code, message, data) => {
-                    return Err(ErrorObjectOwned::owned(code, message, Some(data)));
+                    Err(ErrorObjectOwned::owned(code, message, Some(data)))
                 }
             }
         }
-    };
-    if call.revision.is_stateless() {
-        result["resultType"] = json!("complete");
     }
-    Ok(result)
 }

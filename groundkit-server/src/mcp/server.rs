@@ -21,6 +21,7 @@ use futures_util::future::{abortable, join_all};
 use groundkit_core::error::rpc_code;
 use jsonrpsee::core::server::{ConnectionId, Extensions, MethodCallback, Methods};
 use jsonrpsee::types::{Id, Params};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -292,7 +293,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         };
         let (reply, outcome) = match outcome {
             Ok(result) => {
-                let outcome = if result.get("isError") == Some(&Value::Bool(true)) {
+                let outcome = if super::tools::is_error_result(&result) {
                     "tool_error"
                 } else {
                     "ok"
@@ -322,17 +323,23 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
     }
 
     /// Call `method` in the table with `params` and `call` in its extensions.
+    ///
+    /// The result comes back as the JSON text the method table serialized, so it is spliced
+    /// into the reply as it is rather than parsed and serialized again.
     async fn dispatch(
         &self,
         method: &str,
         params: Option<&Map<String, Value>>,
         call: Call,
-    ) -> Result<Value, ErrorFrame> {
+    ) -> Result<String, ErrorFrame> {
         let not_found = || ErrorFrame::new(None, rpc_code::METHOD_NOT_FOUND, "Method not found");
         let Some(MethodCallback::Async(callback)) = self.methods.method(method) else {
             return Err(not_found());
         };
-        let raw = Value::Object(params.cloned().unwrap_or_default()).to_string();
+        let raw = match params {
+            Some(params) => serde_json::to_string(params).unwrap_or_else(|_| "{}".to_owned()),
+            None => "{}".to_owned(),
+        };
         let mut extensions = Extensions::new();
         extensions.insert(call);
         let response = callback(
@@ -343,13 +350,20 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
             extensions,
         )
         .await;
-        let internal = || ErrorFrame::new(None, rpc_code::INTERNAL_ERROR, "Internal error");
-        let mut frame: Map<String, Value> =
-            serde_json::from_str(response.as_json().get()).map_err(|_| internal())?;
-        if let Some(result) = frame.remove("result") {
-            return Ok(result);
+        let json = response.as_json().get();
+        // jsonrpsee writes a success as exactly this prefix, the result, and `}`.
+        if let Some(result) = json
+            .strip_prefix(r#"{"jsonrpc":"2.0","id":0,"result":"#)
+            .and_then(|rest| rest.strip_suffix('}'))
+        {
+            return Ok(result.to_owned());
         }
-        let error = frame.remove("error").ok_or_else(internal)?;
+        let internal = || ErrorFrame::new(None, rpc_code::INTERNAL_ERROR, "Internal error");
+        let frame: TableFrame<'_> = serde_json::from_str(json).map_err(|_| internal())?;
+        if let Some(result) = frame.result {
+            return Ok(result.get().to_owned());
+        }
+        let error = frame.error.ok_or_else(internal)?;
         let code = error
             .get("code")
             .and_then(Value::as_i64)
@@ -363,6 +377,15 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         frame.data = error.get("data").cloned();
         Err(frame)
     }
+}
+
+/// A response frame of the method table, with its result left as raw JSON.
+#[derive(serde::Deserialize)]
+struct TableFrame<'a> {
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 /// Whether `request` belongs to the stateless era: it names its version in `_meta`, is a

@@ -7,6 +7,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use groundkit_core::{Error, McpRendering, ToolSpec};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::protocol::Revision;
@@ -83,21 +84,14 @@ pub fn page<'a>(
 
 /// The `tools/call` result of a successful call: the output as `structuredContent` and the same
 /// JSON as a text block.
-pub fn success(output: Value, revision: Revision) -> Value {
-    let mut result = json!({
-        "content": [{ "type": "text", "text": output.to_string() }],
-        "isError": false,
-    });
-    if revision.has_structured_output() {
-        result["structuredContent"] = output;
-    }
-    result
+pub fn success(output: &Value, revision: Revision) -> Box<RawValue> {
+    result(false, output, revision)
 }
 
 /// How a failed call is answered: a result the model can read, or a protocol error.
 pub enum Failure {
     /// A `tools/call` result with `isError: true`.
-    Result(Value),
+    Result(Box<RawValue>),
     /// A JSON-RPC error: code, message, data.
     Protocol(i32, String, Value),
 }
@@ -115,19 +109,43 @@ pub fn failure(error: &Error, request_id: &str, revision: Revision) -> Failure {
         body["field"] = json!(field);
     }
     match mapping.mcp {
-        McpRendering::ToolResult => {
-            let mut result = json!({
-                "content": [{ "type": "text", "text": body.to_string() }],
-                "isError": true,
-            });
-            if revision.has_structured_output() {
-                result["structuredContent"] = body;
-            }
-            Failure::Result(result)
-        }
+        McpRendering::ToolResult => Failure::Result(result(true, &body, revision)),
         McpRendering::Protocol(code) => {
             let message = error.public_detail().into_owned();
             Failure::Protocol(code, message, body)
         }
     }
+}
+
+/// Whether a serialized `tools/call` result is a tool error. Results are written by [`result`]
+/// with `isError` first, so this reads a prefix instead of parsing the result.
+pub fn is_error_result(result: &str) -> bool {
+    result.starts_with(r#"{"isError":true"#)
+}
+
+/// Serialize a `tools/call` result once: `payload` as JSON text for the text block and, where
+/// the revision has structured output, the same text as `structuredContent`; for stateless
+/// revisions, `resultType`. Written by hand so the payload is serialized a single time and the
+/// reply can splice it without parsing it again.
+fn result(is_error: bool, payload: &Value, revision: Revision) -> Box<RawValue> {
+    let text = payload.to_string();
+    let quoted = serde_json::to_string(&text).unwrap_or_default();
+    let mut out = String::with_capacity(quoted.len() * 2 + 96);
+    out.push_str(if is_error { r#"{"isError":true"# } else { r#"{"isError":false"# });
+    out.push_str(r#","content":[{"type":"text","text":"#);
+    out.push_str(&quoted);
+    out.push_str("}]");
+    if revision.has_structured_output() {
+        out.push_str(r#","structuredContent":"#);
+        // The text block holds exactly this JSON; reuse it rather than serialize again.
+        out.push_str(&text);
+    }
+    if revision.is_stateless() {
+        out.push_str(r#","resultType":"complete""#);
+    }
+    out.push('}');
+    RawValue::from_string(out).unwrap_or_else(|_| {
+        RawValue::from_string(r#"{"isError":true,"content":[]}"#.to_owned())
+            .expect("a constant JSON object")
+    })
 }
