@@ -172,6 +172,19 @@ impl Client {
         Ok(())
     }
 
+    /// End the MCP session, as a well-behaved client does (the server caps live sessions).
+    fn close(&mut self) -> Result<(), String> {
+        let Some(session) = self.session.take() else {
+            return Ok(());
+        };
+        let headers = [("Mcp-Session-Id", session)];
+        let (status, _, body) = self.request("DELETE", "/mcp", &headers, None)?;
+        match status {
+            200..=299 => Ok(()),
+            _ => Err(format!("DELETE /mcp answered {status}: {body}")),
+        }
+    }
+
     /// Call `tool` with `arguments`; returns the tool's JSON result (REST body or MCP
     /// `structuredContent`).
     fn call(
@@ -421,6 +434,7 @@ fn run(config: &Config) -> Result<(), String> {
                     latencies.push(begin.elapsed());
                     i += 1;
                 }
+                client.close()?;
                 Ok(latencies)
             },
         ));

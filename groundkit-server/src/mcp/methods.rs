@@ -11,7 +11,6 @@ use groundkit_core::error::rpc_code;
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -47,6 +46,27 @@ pub struct Call {
     pub request_id: String,
     /// Where progress notifications go, when the transport can stream them.
     pub notify: Option<UnboundedSender<String>>,
+    /// A `tools/call` result, already serialized. A tool's output can be large, and handing it
+    /// back through the table's own response would serialize it again and re-validate it; the
+    /// method leaves it here and the dispatcher splices it into the reply.
+    pub result: ResultSlot,
+}
+
+/// Where a method leaves its serialized result for the dispatcher (see [`Call::result`]).
+#[derive(Clone, Default)]
+pub struct ResultSlot(Arc<std::sync::Mutex<Option<String>>>);
+
+impl ResultSlot {
+    fn put(&self, json: String) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(json);
+        }
+    }
+
+    /// The serialized result a method left, if any.
+    pub fn take(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
 }
 
 type RpcResult = Result<Value, ErrorObjectOwned>;
@@ -181,7 +201,7 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     state: &AppState<Ctx>,
     mut params: Map<String, Value>,
     call: Call,
-) -> Result<Box<RawValue>, ErrorObjectOwned> {
+) -> RpcResult {
     let name = match params.get("name") {
         Some(Value::String(name)) => name.clone(),
         _ => return Err(invalid_params("Invalid params: name must be a string")),
@@ -209,16 +229,18 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         .zip(call.notify.clone())
         .map(|(token, out)| ProgressSink::new(token, out));
     let outcome = progress::scope(sink, invoke(state, spec, arguments)).await;
-    match outcome {
-        Ok(output) => Ok(tools::success(&output, call.revision)),
+    let result = match outcome {
+        Ok(output) => tools::success(&output, call.revision),
         Err(error) => {
             crate::problem::log(&error, &call.request_id);
             match tools::failure(&error, &call.request_id, call.revision) {
-                tools::Failure::Result(result) => Ok(result),
+                tools::Failure::Result(result) => result,
                 tools::Failure::Protocol(code, message, data) => {
-                    Err(ErrorObjectOwned::owned(code, message, Some(data)))
+                    return Err(ErrorObjectOwned::owned(code, message, Some(data)));
                 }
             }
         }
-    }
+    };
+    call.result.put(result);
+    Ok(Value::Null)
 }

@@ -213,6 +213,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                         peer: Arc::clone(peer),
                         request_id: request_id.to_owned(),
                         notify: None,
+                        result: Default::default(),
                     };
                     let _ = self.dispatch(&method, Some(&params), call).await;
                 }
@@ -263,6 +264,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                 peer: Arc::clone(peer),
                 request_id: request_id.to_owned(),
                 notify: notify.cloned(),
+                result: Default::default(),
             };
             let key = jsonrpc::id_key(&id);
             let (future, handle) = abortable(self.dispatch(method, request.params.as_ref(), call));
@@ -340,6 +342,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
             Some(params) => serde_json::to_string(params).unwrap_or_else(|_| "{}".to_owned()),
             None => "{}".to_owned(),
         };
+        let slot = call.result.clone();
         let mut extensions = Extensions::new();
         extensions.insert(call);
         let response = callback(
@@ -350,6 +353,9 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
             extensions,
         )
         .await;
+        if let Some(result) = slot.take() {
+            return Ok(result);
+        }
         let json = response.as_json().get();
         // jsonrpsee writes a success as exactly this prefix, the result, and `}`.
         if let Some(result) = json

@@ -7,7 +7,6 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use groundkit_core::{Error, McpRendering, ToolSpec};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::protocol::Revision;
@@ -84,14 +83,14 @@ pub fn page<'a>(
 
 /// The `tools/call` result of a successful call: the output as `structuredContent` and the same
 /// JSON as a text block.
-pub fn success(output: &Value, revision: Revision) -> Box<RawValue> {
+pub fn success(output: &Value, revision: Revision) -> String {
     result(false, output, revision)
 }
 
 /// How a failed call is answered: a result the model can read, or a protocol error.
 pub enum Failure {
     /// A `tools/call` result with `isError: true`.
-    Result(Box<RawValue>),
+    Result(String),
     /// A JSON-RPC error: code, message, data.
     Protocol(i32, String, Value),
 }
@@ -123,15 +122,20 @@ pub fn is_error_result(result: &str) -> bool {
     result.starts_with(r#"{"isError":true"#)
 }
 
-/// Serialize a `tools/call` result once: `payload` as JSON text for the text block and, where
+/// Serialize a `tools/call` result once (valid JSON by construction: `serde_json` wrote every
+/// piece): `payload` as JSON text for the text block and, where
 /// the revision has structured output, the same text as `structuredContent`; for stateless
 /// revisions, `resultType`. Written by hand so the payload is serialized a single time and the
 /// reply can splice it without parsing it again.
-fn result(is_error: bool, payload: &Value, revision: Revision) -> Box<RawValue> {
+fn result(is_error: bool, payload: &Value, revision: Revision) -> String {
     let text = payload.to_string();
     let quoted = serde_json::to_string(&text).unwrap_or_default();
     let mut out = String::with_capacity(quoted.len() * 2 + 96);
-    out.push_str(if is_error { r#"{"isError":true"# } else { r#"{"isError":false"# });
+    out.push_str(if is_error {
+        r#"{"isError":true"#
+    } else {
+        r#"{"isError":false"#
+    });
     out.push_str(r#","content":[{"type":"text","text":"#);
     out.push_str(&quoted);
     out.push_str("}]");
@@ -144,8 +148,5 @@ fn result(is_error: bool, payload: &Value, revision: Revision) -> Box<RawValue> 
         out.push_str(r#","resultType":"complete""#);
     }
     out.push('}');
-    RawValue::from_string(out).unwrap_or_else(|_| {
-        RawValue::from_string(r#"{"isError":true,"content":[]}"#.to_owned())
-            .expect("a constant JSON object")
-    })
+    out
 }
