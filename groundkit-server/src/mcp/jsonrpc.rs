@@ -100,7 +100,13 @@ impl ErrorFrame {
 /// A success frame answering `id` with `result`.
 pub fn success(id: &RawValue, result: &str) -> String {
     // Spliced as raw text too: the result is JSON the method table already serialized.
-    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get())
+    let mut frame = String::with_capacity(result.len() + id.get().len() + 40);
+    frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    frame.push_str(id.get());
+    frame.push_str(r#","result":"#);
+    frame.push_str(result);
+    frame.push('}');
+    frame
 }
 
 /// A notification frame.

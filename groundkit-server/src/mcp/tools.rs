@@ -129,15 +129,14 @@ pub fn is_error_result(result: &str) -> bool {
 /// reply can splice it without parsing it again.
 fn result(is_error: bool, payload: &Value, revision: Revision) -> String {
     let text = payload.to_string();
-    let quoted = serde_json::to_string(&text).unwrap_or_default();
-    let mut out = String::with_capacity(quoted.len() * 2 + 96);
+    let mut out = String::with_capacity(2 * text.len() + text.len() / 8 + 128);
     out.push_str(if is_error {
         r#"{"isError":true"#
     } else {
         r#"{"isError":false"#
     });
     out.push_str(r#","content":[{"type":"text","text":"#);
-    out.push_str(&quoted);
+    push_json_string(&mut out, &text);
     out.push_str("}]");
     if revision.has_structured_output() {
         out.push_str(r#","structuredContent":"#);
@@ -149,4 +148,57 @@ fn result(is_error: bool, payload: &Value, revision: Revision) -> String {
     }
     out.push('}');
     out
+}
+
+/// Append `text` to `out` as a JSON string literal, escaping as `serde_json` does, without an
+/// intermediate string: unescaped runs are copied whole.
+fn push_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    let mut run_start = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[run_start..at]);
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{byte:04x}"));
+        } else {
+            out.push_str(escape);
+        }
+        run_start = at + 1;
+    }
+    out.push_str(&text[run_start..]);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_json_string;
+
+    #[test]
+    fn json_strings_are_escaped_exactly_as_serde_json_escapes_them() {
+        for text in [
+            "",
+            "plain",
+            r#"{"a":"q\"uote","b":"back\\slash"}"#,
+            "new\nline\ttab\rreturn \u{8}\u{c} \u{1} \u{1f}",
+            "unicode: naïve — 抹茶 ✓ 🦀",
+        ] {
+            let mut ours = String::new();
+            push_json_string(&mut ours, text);
+            assert_eq!(
+                ours,
+                serde_json::to_string(text).expect("serde_json escapes"),
+                "{text:?}"
+            );
+        }
+    }
 }
