@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use groundkit_server::AppState;
+use groundkit_server::guard::{BindTarget, HostPolicy};
 
 /// A server running on a loopback port in a background thread; stopped on drop.
 pub struct TestServer {
@@ -19,20 +20,16 @@ pub struct TestServer {
 
 impl TestServer {
     /// Serve `state` on 127.0.0.1 with an OS-chosen port.
-    pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+    pub fn start<Ctx: Send + Sync + 'static>(mut state: AppState<Ctx>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
+        // The Host policy `serve::run` derives for a loopback bind, and its HTTP server.
+        state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
         let state = Arc::new(state);
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let server = actix_web::HttpServer::new(move || {
-                    groundkit_server::app::build(Arc::clone(&state))
-                })
-                .workers(1)
-                .listen(listener)
-                .expect("listen")
-                .run();
+                let server = groundkit_server::serve::http_server(state, listener).expect("listen");
                 tx.send(server.handle()).expect("send handle");
                 let _ = server.await;
             });
