@@ -19,13 +19,28 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    /// Serve `state` on 127.0.0.1 with an OS-chosen port.
+    /// Serve `state` on 127.0.0.1 with an OS-chosen port, with the Host policy `serve::run`
+    /// derives for that bind (unless the test set another one on the state).
     pub fn start<Ctx: Send + Sync + 'static>(mut state: AppState<Ctx>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
-        // The Host policy `serve::run` derives for a loopback bind, and its HTTP server.
-        state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
-        let state = Arc::new(state);
+        if state.hosts == HostPolicy::default() {
+            state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
+        }
+        Self::serve(Arc::new(state), listener)
+    }
+
+    /// Serve an already shared `state` (its Host policy as it is) on an OS-chosen port.
+    pub fn start_shared<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Self {
+        Self::serve(
+            state,
+            TcpListener::bind("127.0.0.1:0").expect("bind a loopback port"),
+        )
+    }
+
+    /// Run `serve::http_server` (the server `serve::run` runs) on `listener` in a thread.
+    fn serve<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>, listener: TcpListener) -> Self {
+        let addr = listener.local_addr().expect("local address");
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {

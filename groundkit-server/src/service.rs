@@ -85,11 +85,6 @@ impl ServiceContext {
         self
     }
 
-    /// The collection runtime.
-    pub fn runtime(&self) -> &CollectionRuntime {
-        &self.runtime
-    }
-
     async fn scan_permit(&self) -> Result<OwnedSemaphorePermit, Error> {
         let acquire = Arc::clone(&self.scans).acquire_owned();
         match tokio::time::timeout(self.scan_wait, acquire).await {

@@ -3,7 +3,7 @@
 //! in-process stdio connection, and a small tool set with a gate, a panic and progress.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -13,11 +13,10 @@ use garde::Validate;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_core::{Error, Registry, tool};
 use groundkit_examples::hello::HelloContext;
-use groundkit_server::guard::{BindTarget, HostPolicy};
 use groundkit_server::mcp::progress;
-use groundkit_server::{AppState, Limits, mcp, serve};
+use groundkit_server::{AppState, Limits, mcp};
 pub use groundkit_tests::Response;
-use groundkit_tests::parse_response;
+use groundkit_tests::{TestServer, parse_response};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -116,43 +115,30 @@ pub fn test_state(limits: Limits) -> (AppState<TestContext>, TestContext) {
 // ---------------------------------------------------------------------------------------------
 // A real HTTP server on loopback.
 
-/// An HTTP server on 127.0.0.1, stopped when dropped.
+/// An HTTP server on 127.0.0.1 ([`TestServer`]), stopped when dropped, with MCP helpers.
 pub struct Server {
     /// Where it listens.
     pub addr: SocketAddr,
-    handle: actix_web::dev::ServerHandle,
+    _server: TestServer,
 }
 
 impl Server {
     /// Serve `state` on a free loopback port, with the Host policy `serve::run` derives for that
     /// bind (unless the test set another one on the state).
-    pub fn start<Ctx: Send + Sync + 'static>(mut state: AppState<Ctx>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let addr = listener.local_addr().expect("local addr");
-        if state.hosts == HostPolicy::default() {
-            state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
-        }
-        Self::serve(Arc::new(state), listener)
+    pub fn start<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> Self {
+        Self::wrap(TestServer::start(state))
     }
 
     /// Serve an already shared `state` (its Host policy as it is) on a free loopback port.
     pub fn start_shared<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        Self::serve(state, listener)
+        Self::wrap(TestServer::start_shared(state))
     }
 
-    fn serve<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>, listener: TcpListener) -> Self {
-        let addr = listener.local_addr().expect("local addr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            actix_web::rt::System::new().block_on(async move {
-                let server = serve::http_server(state, listener).expect("http server");
-                let _ = tx.send(server.handle());
-                let _ = server.await;
-            });
-        });
-        let handle = rx.recv().expect("server handle");
-        Server { addr, handle }
+    fn wrap(server: TestServer) -> Self {
+        Server {
+            addr: server.addr,
+            _server: server,
+        }
     }
 
     /// `127.0.0.1:<port>`, the Host a well-behaved local client sends.
@@ -180,12 +166,6 @@ impl Server {
             .header("mcp-session-id")
             .expect("a session id on the initialize response")
             .to_owned()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        drop(self.handle.stop(false));
     }
 }
 
