@@ -3,9 +3,18 @@
 //! `grk-it pause-ingest PHASE INDEX_DIR BASE_DIR COLLECTION` runs the same ingest as `grk ingest`
 //! but stops at PHASE, prints `paused at PHASE` on stderr and waits to be killed: the crash tests
 //! use it to kill an ingest at a known step of the commit protocol, through the progress the
-//! ingest reports. Anything else runs `grk` itself.
+//! ingest reports.
+//!
+//! `grk-it peak-memory GRK_ARGS...` runs `grk GRK_ARGS...` in this process, then prints the
+//! process's peak resident memory as the kernel counted it (`VmHWM`), as `peak-rss-kib N` on
+//! stderr: the memory tests read it.
+//!
+//! Anything else runs `grk` itself.
 
 use std::process::ExitCode;
+
+use clap::Parser;
+use groundkit_server::cli::Cli;
 
 use groundkit_core::retrieval::{self, CommitStep, IngestOptions, IngestProgress, ItemOutcome};
 
@@ -25,6 +34,19 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        [cmd, grk_args @ ..] if cmd == "peak-memory" => {
+            let cli =
+                Cli::parse_from(std::iter::once("grk").chain(grk_args.iter().map(String::as_str)));
+            let code = groundkit_server::cli::run(cli);
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            let peak = status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .map(|rest| rest.trim().trim_end_matches("kB").trim().to_owned())
+                .unwrap_or_else(|| "unknown".into());
+            eprintln!("peak-rss-kib {peak}");
+            code
         }
         _ => groundkit_server::cli::main(),
     }

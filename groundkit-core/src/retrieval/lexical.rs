@@ -16,6 +16,7 @@ use tantivy::{
 use crate::Error;
 use crate::retrieval::analysis::{ANALYZER_NAME, english_analyzer};
 use crate::retrieval::collection::CollectionPaths;
+use crate::retrieval::published::PublishedDirectory;
 
 fn tantivy_err(context: &'static str) -> impl Fn(tantivy::TantivyError) -> Error {
     move |err| Error::storage(context, err)
@@ -160,8 +161,9 @@ impl LexicalIndex {
     /// Opens generation `generation`, checking that its commit records that generation.
     pub fn open(paths: &CollectionPaths, generation: u64) -> Result<Self, Error> {
         let dir = paths.generation_dir(generation);
-        let index =
-            Index::open_in_dir(&dir).map_err(tantivy_err("cannot open the lexical index"))?;
+        let index = PublishedDirectory::open(&dir)
+            .and_then(Index::open)
+            .map_err(tantivy_err("cannot open the lexical index"))?;
         let metas = index
             .load_metas()
             .map_err(tantivy_err("cannot read the lexical index"))?;

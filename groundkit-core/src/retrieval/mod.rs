@@ -5,8 +5,11 @@
 //! A collection named `NAME` lives in the index directory as:
 //!
 //! ```text
-//! <index_dir>/NAME.sqlite3        documents, chunks, embedding manifest, generation, schema version
-//!                                 (WAL mode, identified by `PRAGMA application_id`)
+//! <index_dir>/NAME.sqlite3        documents, chunks, superseded chunks, embedding manifest,
+//!                                 generation, schema version (WAL mode, identified by
+//!                                 `PRAGMA application_id`)
+//! <index_dir>/NAME.sqlite3-wal    its write-ahead log, and `-shm` its index: created by the
+//! <index_dir>/NAME.sqlite3-shm    first ingest and kept (emptied, not deleted) between ingests
 //! <index_dir>/NAME.tantivy/g<N>/  the BM25 index of generation N (one directory per generation)
 //! <index_dir>/NAME.snapshots/     fetched text of `snapshot` (URL) sources, content-addressed
 //! ```
@@ -36,10 +39,37 @@
 //!
 //! # Read path
 //!
-//! Nothing on the read path creates a collection or writes to a file it did not create: names are
-//! validated before any disk access, existence is checked without opening, and the identity probe
-//! opens SQLite with `mode=ro&immutable=1`. (Opening a real collection read-only lets SQLite
-//! maintain its own `-shm`/`-wal` companions beside it, as for any WAL reader.)
+//! Nothing on the read path creates, removes or rewrites a file: names are validated before any
+//! disk access; existence and identity are decided by reading the 100-byte SQLite header from a
+//! non-blocking handle (never by opening the database, whose main file a checkpoint may be
+//! rewriting); and the store is opened read-only as a WAL reader. The ingest leaves the `-wal`
+//! and `-shm` files in place (`SQLITE_FCNTL_PERSIST_WAL`), so a reader finds them and creates
+//! neither; like every WAL reader it records its read position in the `-shm` shared-memory index.
+//! A reader sees one committed generation, old or new, and never an error because an ingest is
+//! committing.
+//!
+//! # Sources
+//!
+//! Every source file is read through [`source_file::open_within`]: opened once, non-blocking,
+//! judged on the handle (a regular file inside the root, the same file the path resolves to),
+//! and read only from that handle, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
+//! `fetch_chunk` reads only the cited byte range of a `text` source or snapshot and only the
+//! record's line of a BEIR corpus; it reads a whole file only to re-run an HTML or PDF extractor.
+//!
+//! # Chunk ids across generations
+//!
+//! A chunk id is a digest of its document id, its byte offsets and its bytes, so it is the same
+//! in every generation in which the chunk's own bytes and offsets are unchanged: an append to a
+//! file keeps the ids of every chunk before the append. A chunk that an ingest replaces or
+//! removes moves to `superseded_chunks` and stays fetchable, with `superseded: true`, until an
+//! ingest commits after the retention window has passed ([`DEFAULT_SUPERSEDED_RETENTION`], 24
+//! hours; `grk ingest --keep-superseded`). So a hit from any generation within the window can
+//! be fetched, and verified against the source as it is now.
+//!
+//! # Creation
+//!
+//! A collection's files are created by the first ingest that has something to write: an ingest
+//! where every source failed creates nothing.
 
 pub mod analysis;
 pub mod chunk;
@@ -49,6 +79,7 @@ pub mod eval;
 pub mod extract;
 pub mod ingest;
 pub mod lexical;
+mod published;
 pub mod runtime;
 pub mod search;
 #[cfg(feature = "fetch-url")]

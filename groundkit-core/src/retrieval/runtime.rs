@@ -67,8 +67,10 @@ impl OpenCollection {
                 source: None,
             });
         }
-        // A concurrent ingest may publish a generation and remove the previous one between our
-        // reading the counter and opening its directory; read again and retry.
+        // A concurrent ingest may publish a generation and start removing the previous one
+        // while we open it. An ingest removes generation G only after it committed a later one,
+        // so an open that ends with the counter still at G opened an intact G; otherwise the
+        // open may have failed or seen a half-removed directory, and is retried.
         let mut attempt = 0;
         loop {
             let generation = store::generation(&conn)?;
@@ -76,16 +78,12 @@ impl OpenCollection {
             let lexical = if generation == 0 {
                 None
             } else {
-                match LexicalIndex::open(&paths, generation) {
-                    Ok(index) => Some(index),
-                    Err(err) => {
-                        attempt += 1;
-                        if attempt < 5 && store::generation(&conn)? != generation {
-                            continue;
-                        }
-                        return Err(err);
-                    }
+                let opened = LexicalIndex::open(&paths, generation);
+                attempt += 1;
+                if attempt < 5 && store::generation(&conn)? != generation {
+                    continue;
                 }
+                Some(opened?)
             };
             return Ok(Self {
                 paths,

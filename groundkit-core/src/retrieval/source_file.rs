@@ -7,9 +7,11 @@
 //! 1. opens the path once, non-blocking (a FIFO or a device never blocks the open) and without
 //!    acquiring a controlling terminal;
 //! 2. refuses anything that is not a regular file, judged on the opened handle (`fstat`);
-//! 3. proves that the opened file is the one the path resolves to inside the root: the path,
-//!    resolved after the open, must lie inside the root and name the same device and inode as the
-//!    handle. A swap in between fails the comparison instead of letting an outside file through;
+//! 3. proves that the opened file lies inside the root by the handle's own path, as the kernel
+//!    names it (`/proc/self/fd/N` on Linux): it holds no symlink, and swapping a path component
+//!    after the open cannot change it. Where the kernel does not name handles, the path is
+//!    resolved after the open and must lie inside the root and name the handle's device and
+//!    inode, a weaker check that a swap between resolution and comparison can defeat;
 //! 4. returns the handle, and every byte that is read comes from it.
 //!
 //! Reads are bounded: [`read_span`] reads one byte range, [`read_bounded`] a whole file of at most
@@ -59,23 +61,46 @@ pub(crate) struct SourceFile {
 /// Opens `path` for reading if, and only if, it is a regular file inside `root` (see the module
 /// documentation for the order of checks). `root` must be canonical.
 pub(crate) fn open_within(path: &Path, root: &Path) -> Result<SourceFile, OpenError> {
-    let file = open_nonblocking(path).map_err(OpenError::Unreadable)?;
+    let file = open_nonblocking(path).map_err(open_error)?;
     let meta = file.metadata().map_err(OpenError::Unreadable)?;
     if !meta.is_file() {
         return Err(OpenError::NotRegular);
     }
-    let resolved = path.canonicalize().map_err(|_| OpenError::Outside)?;
-    if !resolved.starts_with(root) {
-        return Err(OpenError::Outside);
-    }
-    let now = std::fs::metadata(&resolved).map_err(|_| OpenError::Outside)?;
-    if !same_file(&meta, &now) {
+    let inside = match opened_path(&file) {
+        Some(opened) => opened.starts_with(root),
+        None => resolves_to_same_file_within(path, root, &meta),
+    };
+    if !inside {
         return Err(OpenError::Outside);
     }
     Ok(SourceFile {
         len: meta.len(),
         file,
     })
+}
+
+/// Where the opened file is, as the kernel names the handle (`/proc/self/fd/N`): no symlink in
+/// it, and no later swap of a path component changes it. `None` where the kernel does not say.
+#[cfg(target_os = "linux")]
+fn opened_path(file: &File) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn opened_path(_file: &File) -> Option<std::path::PathBuf> {
+    None
+}
+
+/// The fallback where the handle's path is unknown: the path, resolved after the open, lies
+/// inside `root` and names the opened file (device and inode). A component swapped between the
+/// resolution and the comparison can defeat it, which the handle's own path cannot.
+fn resolves_to_same_file_within(path: &Path, root: &Path, opened: &std::fs::Metadata) -> bool {
+    let Ok(resolved) = path.canonicalize() else {
+        return false;
+    };
+    resolved.starts_with(root)
+        && std::fs::metadata(&resolved).is_ok_and(|now| same_file(opened, &now))
 }
 
 /// Opens `path` read-only without blocking on a FIFO or device and without acquiring a
@@ -87,6 +112,22 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
+}
+
+/// The reason for a failed open. A socket cannot be opened at all (`ENXIO`): it is refused as
+/// what it is, not a regular file, rather than as unreadable.
+#[cfg(unix)]
+fn open_error(err: io::Error) -> OpenError {
+    if err.raw_os_error() == Some(libc::ENXIO) {
+        OpenError::NotRegular
+    } else {
+        OpenError::Unreadable(err)
+    }
+}
+
+#[cfg(not(unix))]
+fn open_error(err: io::Error) -> OpenError {
+    OpenError::Unreadable(err)
 }
 
 #[cfg(not(unix))]

@@ -263,12 +263,12 @@ pub(crate) fn supersede_document(
     delete_document(conn, document_id)
 }
 
-/// Forgets superseded chunks that are live again (same id in `chunks`) or were superseded before
-/// `cutoff_unix`.
+/// Forgets superseded chunks that are live again (same id in `chunks`) or were superseded at or
+/// before `cutoff_unix`.
 pub(crate) fn sweep_superseded(conn: &Connection, cutoff_unix: i64) -> Result<(), Error> {
     conn.execute(
         "DELETE FROM superseded_chunks
-         WHERE superseded_at < ?1
+         WHERE superseded_at <= ?1
             OR EXISTS (SELECT 1 FROM chunks c WHERE c.chunk_id = superseded_chunks.chunk_id)",
         [cutoff_unix],
     )

@@ -77,7 +77,8 @@ pub struct IngestArgs {
     /// Largest chunk, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_CHUNK_BYTES)]
     pub chunk_bytes: usize,
-    /// Seconds that chunks replaced or removed by this ingest stay fetchable (as superseded).
+    /// When this ingest commits, drop the chunks superseded (replaced or removed) more than
+    /// SECONDS ago; more recent ones stay fetchable, marked superseded. 0 keeps none.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SUPERSEDED_RETENTION.as_secs())]
     pub keep_superseded: u64,
     /// Print the summary as JSON.

@@ -4,6 +4,8 @@
 mod citations;
 mod cli;
 mod crash;
+mod generations;
+mod hostile;
 mod ingest;
 mod listing;
 mod runtime;

@@ -289,16 +289,10 @@ fn error_cases(server: &TestServer) -> Vec<(String, u16, &'static str, Response)
 fn every_error_path_has_its_kind_and_leaks_nothing() {
     let fx = corpus();
     let server = server(&fx);
-    // SQLite's own -wal/-shm companions of an existing collection may appear on a read; nothing
-    // else may.
     let files = |fx: &crate::retrieval::Fixture| -> Vec<std::path::PathBuf> {
         snapshot_tree(&fx.index)
             .into_iter()
             .map(|(path, _, _)| path)
-            .filter(|path| {
-                !path.to_string_lossy().ends_with("-wal")
-                    && !path.to_string_lossy().ends_with("-shm")
-            })
             .collect()
     };
     let index_before = files(&fx);

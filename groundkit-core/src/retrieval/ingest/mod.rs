@@ -60,8 +60,9 @@ pub struct IngestOptions {
     pub fetch_timeout: Duration,
     /// Lexical index writer tunables.
     pub writer: WriterConfig,
-    /// How long chunks that this ingest replaces or removes stay fetchable (as `superseded`).
-    /// They are dropped by the first ingest that commits after the window has passed.
+    /// How long superseded chunks (replaced or removed by an ingest) stay fetchable. When this
+    /// ingest commits, it drops those superseded this long ago or longer, its own included when
+    /// the retention is zero.
     pub superseded_retention: Duration,
 }
 

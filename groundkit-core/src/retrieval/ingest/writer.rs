@@ -286,7 +286,15 @@ impl<'a> Writer<'a> {
                 .map_err(store::sql_err("cannot commit the ingest"))?;
             progress.commit_step(CommitStep::StoreCommitted);
             summary.generation = generation;
-            remove_other_generations(&self.paths.tantivy, Some(generation))?;
+            // The generation is committed: a failure to clean up is not a failed ingest. What
+            // is left, the next ingest removes before it writes.
+            if let Err(err) = remove_other_generations(&self.paths.tantivy, Some(generation)) {
+                tracing::warn!(
+                    collection = %self.paths.name,
+                    error = %err,
+                    "superseded lexical generations left for the next ingest to remove"
+                );
+            }
         } else {
             conn.execute_batch("ROLLBACK")
                 .map_err(store::sql_err("cannot finish the ingest"))?;
