@@ -223,3 +223,18 @@ impl Write for LogSink {
         Ok(())
     }
 }
+
+/// The problem JSON of an MCP `tools/call` error result, checked for the shape clients expect:
+/// `isError: true`, the problem in the one text block, and no `structuredContent` (which would
+/// not match the tool's `outputSchema`).
+pub fn tool_error(result: &serde_json::Value) -> serde_json::Value {
+    assert_eq!(result["isError"], true, "an error result: {result}");
+    assert!(
+        result.get("structuredContent").is_none(),
+        "an error result carries no structuredContent: {result}"
+    );
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text block: {result}"));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("problem JSON in the text ({e}): {text}"))
+}

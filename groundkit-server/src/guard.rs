@@ -3,7 +3,7 @@
 //! groundkit has no authentication, so two decisions stand in for it, and both live here.
 //!
 //! **Who can reach the socket** ([`check_bind`]). Only a loopback *address literal*
-//! (127.0.0.0/8, `::1`) binds by default. `0.0.0.0`, `::`, a routable address, and any name —
+//! (127.0.0.0/8, `::1`, and their IPv4-mapped form `::ffff:127.0.0.0/104`) binds by default. `0.0.0.0`, `::`, a routable address, and any name —
 //! even `localhost`, whose resolution this process does not control — are refused unless the
 //! operator passes `--allow-remote-access`, and then a warning names what is published. The
 //! classification uses the standard library's IP types and never resolves a name: a resolver
@@ -77,7 +77,9 @@ fn ip_literal(host: &str) -> Option<IpAddr> {
 /// it, everything passes and a warning says what is published.
 pub fn check_bind(host: &str, allow_remote: bool) -> Result<BindTarget, BindError> {
     let target = match ip_literal(host) {
-        Some(ip) if ip.is_loopback() => return Ok(BindTarget::Loopback(ip)),
+        // `to_canonical` reads an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as the IPv4
+        // address it maps, so a mapped loopback is loopback.
+        Some(ip) if ip.to_canonical().is_loopback() => return Ok(BindTarget::Loopback(ip)),
         Some(ip) => BindTarget::Remote(ip),
         None => BindTarget::Name(host.to_owned()),
     };
@@ -159,7 +161,9 @@ impl HostPolicy {
             BindTarget::Name(name) => match (name.as_str(), bound.port()).to_socket_addrs() {
                 Ok(addrs) => {
                     let addrs: Vec<SocketAddr> = addrs.collect();
-                    if !addrs.is_empty() && addrs.iter().any(|a| !a.ip().is_loopback()) {
+                    if !addrs.is_empty()
+                        && addrs.iter().any(|a| !a.ip().to_canonical().is_loopback())
+                    {
                         tracing::warn!(
                             "Host validation is off: {name:?} resolves to an address reachable from other machines"
                         );
@@ -281,7 +285,14 @@ mod tests {
 
     #[test]
     fn only_loopback_literals_bind_by_default() {
-        for host in ["127.0.0.1", "127.8.9.10", "::1", "[::1]"] {
+        for host in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "::1",
+            "[::1]",
+            "::ffff:127.0.0.1",
+            "[::ffff:127.0.0.2]",
+        ] {
             assert!(
                 matches!(check_bind(host, false), Ok(BindTarget::Loopback(_))),
                 "{host}"
@@ -290,6 +301,8 @@ mod tests {
         for host in [
             "0.0.0.0",
             "::",
+            "::ffff:0.0.0.0",
+            "::ffff:192.168.1.20",
             "192.168.1.20",
             "8.8.8.8",
             "localhost",

@@ -34,6 +34,32 @@ pub struct ServeArgs {
     pub stdio: bool,
 }
 
+/// Why [`run`] stopped or never started.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The command line asks for something the server refuses (a bind the guard does not
+    /// allow): the operator's to fix, reported with exit code [`ServeError::USAGE`].
+    #[error(transparent)]
+    Usage(#[from] guard::BindError),
+    /// Binding, accepting or reading failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl ServeError {
+    /// Exit code of a usage error, as for a command line the parser refuses.
+    pub const USAGE: u8 = 2;
+
+    /// The process exit code this error ends a server with: [`Self::USAGE`] for usage errors, 1
+    /// for the rest.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            ServeError::Usage(_) => ExitCode::from(Self::USAGE),
+            ServeError::Io(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
 /// The whole `main` of a binary serving one tool set: collect the registry of `Ctx`, build the
 /// state and [`run`] it, logging (to stderr) why it could not.
 pub fn run_tools<Ctx: Send + Sync + 'static>(
@@ -54,7 +80,7 @@ pub fn run_tools<Ctx: Send + Sync + 'static>(
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!("{title}: {err}");
-            ExitCode::FAILURE
+            err.exit_code()
         }
     }
 }
@@ -64,18 +90,16 @@ pub fn run_tools<Ctx: Send + Sync + 'static>(
 pub fn run<Ctx: Send + Sync + 'static>(
     mut state: AppState<Ctx>,
     args: &ServeArgs,
-) -> std::io::Result<()> {
+) -> Result<(), ServeError> {
     if args.stdio {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
         let result = runtime.block_on(mcp::stdio::run(Arc::new(state)));
         runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-        return result;
+        return Ok(result?);
     }
-    let target = guard::check_bind(&args.host, args.allow_remote_access).map_err(|err| {
-        std::io::Error::new(std::io::ErrorKind::PermissionDenied, err.to_string())
-    })?;
+    let target = guard::check_bind(&args.host, args.allow_remote_access)?;
     let listener = match &target {
         BindTarget::Loopback(ip) | BindTarget::Remote(ip) => {
             std::net::TcpListener::bind(SocketAddr::new(*ip, args.port))?
@@ -83,7 +107,7 @@ pub fn run<Ctx: Send + Sync + 'static>(
         BindTarget::Name(name) => std::net::TcpListener::bind((name.as_str(), args.port))?,
     };
     state.hosts = HostPolicy::derive(&target, listener.local_addr()?);
-    actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))
+    Ok(actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))?)
 }
 
 /// Serve `state` over HTTP on an already-bound listener until the process is stopped. The

@@ -63,6 +63,7 @@ pub struct Citation {
     /// How the text was obtained.
     pub source_class: SourceClass,
     /// The extractor (`name@version`) for `extracted` sources and extracted snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub extractor: Option<String>,
     /// Byte offset where the chunk starts in the source text.
     pub start_offset: u64,
@@ -97,8 +98,10 @@ pub struct FetchChunkResponse {
     /// Whether the source still says what was indexed.
     pub verification: Verification,
     /// The text read back from the source; present only when `verified`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// Why the verdict is not `verified`, in terms of the source (never a path).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 

@@ -303,11 +303,12 @@ impl CollectionRuntime {
 pub struct IndexStatus {
     /// The collection.
     pub collection: String,
-    /// Documents, by aggregate query.
+    /// How many documents (ingested sources) the collection holds.
     pub document_count: u64,
-    /// Chunks, by aggregate query.
+    /// How many chunks (searchable passages) the collection holds.
     pub chunk_count: u64,
     /// The embedder of the collection's vectors; none until an embedder is used.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbeddingIdentity>,
     /// Whether dense and hybrid search can run.
     pub dense_search_available: bool,
@@ -324,6 +325,7 @@ pub struct IndexStatus {
     /// Seconds spent opening, in total.
     pub rebuild_seconds_total: f64,
     /// Seconds the last open took.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_rebuild_seconds: Option<f64>,
 }
 

@@ -142,7 +142,7 @@ async fn post<Ctx: Send + Sync + 'static>(
     if !is_json(&req) {
         return refuse(&Error::UnsupportedMediaType, &req);
     }
-    let bytes = match read_body(&req, body, state.limits.max_body_bytes).await {
+    let bytes = match read_body(&req, body, &state.limits).await {
         Ok(bytes) => bytes,
         Err(error) => return refuse(&error, &req),
     };

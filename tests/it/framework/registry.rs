@@ -85,11 +85,11 @@ mod hand_built {
 
     pub struct HandCtx;
 
-    fn input() -> Value {
+    fn input(_: groundkit_core::schema::Definitions) -> Value {
         json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]})
     }
 
-    fn output() -> Value {
+    fn output(_: groundkit_core::schema::Definitions) -> Value {
         json!({"type": "object"})
     }
 

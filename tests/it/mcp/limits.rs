@@ -139,8 +139,7 @@ async fn concurrent_calls_are_capped_across_both_transports() {
     assert_eq!(rest.status, 503);
     assert_eq!(rest.json()["kind"], "overloaded");
     let result = &mcp.json()["result"];
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["kind"], "overloaded");
+    assert_eq!(groundkit_tests::tool_error(result)["kind"], "overloaded");
 
     ctx.gate.add_permits(100);
     for _ in 0..2 {
@@ -175,8 +174,7 @@ async fn a_call_within_the_request_timeout_completes_and_a_longer_one_is_a_timeo
         .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"gated","arguments":{"sleep_ms":5000}}}"#)
         .await;
     let result = stdio.recv().await["result"].clone();
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["kind"], "timeout");
+    assert_eq!(groundkit_tests::tool_error(&result)["kind"], "timeout");
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
