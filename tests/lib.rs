@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use groundkit_server::AppState;
-use groundkit_server::guard::{BindTarget, HostPolicy};
+use groundkit_server::guard::{AllowedHosts, BindTarget, HostPolicy};
 
 /// A server running on a loopback port in a background thread; stopped on drop.
 pub struct TestServer {
@@ -25,7 +25,11 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         if state.hosts == HostPolicy::default() {
-            state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
+            state.hosts = HostPolicy::derive(
+                &BindTarget::Loopback(addr.ip()),
+                addr,
+                &AllowedHosts::default(),
+            );
         }
         Self::serve(Arc::new(state), listener)
     }

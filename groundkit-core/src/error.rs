@@ -60,6 +60,10 @@ pub enum Error {
         /// The identifier the caller gave.
         id: String,
     },
+    /// An MCP session id names no live session. The id is not echoed: it is the caller's
+    /// credential-like token, and a log or proxy that records error bodies should not get it.
+    #[error("this MCP session does not exist or has expired; send initialize to start a new one")]
+    SessionNotFound,
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
@@ -196,7 +200,7 @@ impl Error {
             Error::Validation { .. } => M::new("validation_error", 422, true),
             Error::CollectionNotFound { .. } => M::new("collection_not_found", 404, true),
             Error::ChunkNotFound { .. } => M::new("chunk_not_found", 404, true),
-            Error::NotFound { .. } => M::new("not_found", 404, true),
+            Error::NotFound { .. } | Error::SessionNotFound => M::new("not_found", 404, true),
             Error::RerankerNotConfigured => M::new("reranker_not_configured", 409, true),
             Error::DenseUnavailable { .. } => M::new("dense_unavailable", 409, true),
             Error::RouteNotFound => M::new("route_not_found", 404, true),

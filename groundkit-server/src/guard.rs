@@ -22,6 +22,12 @@
 //! errors are not the same size: a wrong answer here costs a refused client, not a published
 //! corpus.
 //!
+//! The operator can name the Hosts clients use (`--allowed-host`, [`AllowedHosts`]): the policy
+//! is then restricted to loopback names, the bound address or name, and those, whatever the bind.
+//! A wildcard bind (`0.0.0.0`, `::`) must name at least one, or say `--allow-any-host`
+//! ([`check_allowed_hosts`]): it is reachable from every network the machine is on, so an
+//! unrestricted Host would leave rebinding open through any browser there.
+//!
 //! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
 //! which a rebinding page can set — and a request with no Host, or more than one, is refused.
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
@@ -51,6 +57,43 @@ pub enum BindError {
         /// The address as given.
         host: String,
     },
+    /// A wildcard bind (`0.0.0.0`, `::`) that names no Host to allow: it would answer any Host,
+    /// which leaves DNS rebinding open through every browser on the network.
+    #[error(
+        "refusing to bind {host} without a Host to allow: name each Host clients use with --allowed-host NAME (repeatable), or pass --allow-any-host to turn DNS-rebinding protection off deliberately"
+    )]
+    WildcardWithoutAllowedHost {
+        /// The address as given.
+        host: String,
+    },
+}
+
+/// The Host names the operator allows beyond those derived from the bind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AllowedHosts {
+    /// `--allowed-host`: names (or address literals) clients use to reach the server.
+    pub names: Vec<String>,
+    /// `--allow-any-host`: answer any Host (DNS-rebinding protection off).
+    pub any: bool,
+}
+
+/// Refuse a wildcard bind that names no Host: it must list the Hosts it serves, or say
+/// deliberately that it serves any.
+pub fn check_allowed_hosts(
+    host: &str,
+    target: &BindTarget,
+    allowed: &AllowedHosts,
+) -> Result<(), BindError> {
+    match target {
+        BindTarget::Remote(ip)
+            if ip.to_canonical().is_unspecified() && allowed.names.is_empty() && !allowed.any =>
+        {
+            Err(BindError::WildcardWithoutAllowedHost {
+                host: host.to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// What the bind address is.
@@ -135,11 +178,7 @@ impl HostPolicy {
             .map(str::to_owned)
             .collect();
         if let Some(extra) = extra {
-            let extra = match ip_literal(extra) {
-                Some(IpAddr::V6(v6)) => format!("[{v6}]"),
-                Some(IpAddr::V4(v4)) => v4.to_string(),
-                None => extra.to_ascii_lowercase(),
-            };
+            let extra = normalise(extra);
             if !names.contains(&extra) {
                 names.push(extra);
             }
@@ -147,9 +186,40 @@ impl HostPolicy {
         Self::Restricted { names, port }
     }
 
+    /// Also allow `extra` (normalised as [`HostPolicy::loopback`] does); no change to an
+    /// unrestricted policy.
+    fn also(mut self, extra: &[String]) -> Self {
+        if let Self::Restricted { names, .. } = &mut self {
+            for name in extra {
+                let name = normalise(name);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        self
+    }
+
     /// The policy for a server bound as `target` at `bound`, derived once at start.
-    pub fn derive(target: &BindTarget, bound: SocketAddr) -> Self {
+    ///
+    /// `--allow-any-host` makes it unrestricted; `--allowed-host` names make it restricted to
+    /// this machine's loopback names, the bound address or name, and those names, whatever the
+    /// bind. Without either, the bind decides, as the module documentation describes.
+    pub fn derive(target: &BindTarget, bound: SocketAddr, allowed: &AllowedHosts) -> Self {
         let port = Some(bound.port());
+        if allowed.any {
+            tracing::warn!(
+                "--allow-any-host: Host validation is off; any page a browser on a network that reaches this server loads can call it through DNS rebinding"
+            );
+            return Self::Unrestricted;
+        }
+        if !allowed.names.is_empty() {
+            let bound_name = match target {
+                BindTarget::Loopback(ip) | BindTarget::Remote(ip) => ip.to_string(),
+                BindTarget::Name(name) => name.clone(),
+            };
+            return Self::loopback(port, Some(&bound_name)).also(&allowed.names);
+        }
         match target {
             BindTarget::Loopback(ip) => Self::loopback(port, Some(&ip.to_string())),
             BindTarget::Remote(ip) => {
@@ -206,6 +276,15 @@ impl HostPolicy {
             }
             _ => false,
         }
+    }
+}
+
+/// A host name lower-cased, an IPv6 literal in brackets.
+fn normalise(name: &str) -> String {
+    match ip_literal(name) {
+        Some(IpAddr::V6(v6)) => format!("[{v6}]"),
+        Some(IpAddr::V4(v4)) => v4.to_string(),
+        None => name.to_ascii_lowercase(),
     }
 }
 
@@ -316,7 +395,11 @@ mod tests {
     #[test]
     fn loopback_policy_allows_this_machines_names_with_and_without_port() {
         let bound: SocketAddr = "127.0.0.1:8123".parse().expect("a socket address literal");
-        let policy = HostPolicy::derive(&BindTarget::Loopback(bound.ip()), bound);
+        let policy = HostPolicy::derive(
+            &BindTarget::Loopback(bound.ip()),
+            bound,
+            &AllowedHosts::default(),
+        );
         for ok in [
             "localhost",
             "localhost:8123",
@@ -380,14 +463,56 @@ mod tests {
 
     #[test]
     fn routable_literals_are_unrestricted_and_unresolvable_names_fail_closed() {
-        let bound: SocketAddr = "0.0.0.0:9000".parse().expect("a socket address literal");
+        let none = AllowedHosts::default();
+        let bound: SocketAddr = "192.168.1.20:9000"
+            .parse()
+            .expect("a socket address literal");
         assert_eq!(
-            HostPolicy::derive(&BindTarget::Remote(bound.ip()), bound),
+            HostPolicy::derive(&BindTarget::Remote(bound.ip()), bound, &none),
             HostPolicy::Unrestricted
         );
         let name = BindTarget::Name("no-such-host.invalid".into());
-        let policy = HostPolicy::derive(&name, bound);
+        let policy = HostPolicy::derive(&name, bound, &none);
         assert!(policy.allows_host("no-such-host.invalid:9000"));
         assert!(!policy.allows_host("evil.example:9000"));
+    }
+
+    #[test]
+    fn a_wildcard_bind_must_name_its_hosts_or_allow_any_deliberately() {
+        for host in ["0.0.0.0", "::", "[::]"] {
+            let target = check_bind(host, true).expect("allowed remote");
+            let err = check_allowed_hosts(host, &target, &AllowedHosts::default())
+                .expect_err("no Host named");
+            assert!(err.to_string().contains("--allowed-host"), "{err}");
+            let named = AllowedHosts {
+                names: vec!["Corpus.LAN".into()],
+                any: false,
+            };
+            assert!(check_allowed_hosts(host, &target, &named).is_ok());
+            let any = AllowedHosts {
+                names: vec![],
+                any: true,
+            };
+            assert!(check_allowed_hosts(host, &target, &any).is_ok());
+
+            let bound = SocketAddr::new(
+                match &target {
+                    BindTarget::Remote(ip) => *ip,
+                    other => panic!("{other:?}"),
+                },
+                9000,
+            );
+            let policy = HostPolicy::derive(&target, bound, &named);
+            assert!(policy.allows_host("corpus.lan:9000"));
+            assert!(policy.allows_host("127.0.0.1:9000"));
+            assert!(!policy.allows_host("rebound.attacker.example:9000"));
+            assert!(!policy.allows_origin("http://rebound.attacker.example:9000"));
+            assert_eq!(
+                HostPolicy::derive(&target, bound, &any),
+                HostPolicy::Unrestricted
+            );
+        }
+        let specific = check_bind("192.168.1.20", true).expect("allowed remote");
+        assert!(check_allowed_hosts("192.168.1.20", &specific, &AllowedHosts::default()).is_ok());
     }
 }

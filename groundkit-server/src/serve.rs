@@ -11,7 +11,7 @@ use groundkit_core::Registry;
 use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
-use crate::guard::{self, BindTarget, HostPolicy};
+use crate::guard::{self, AllowedHosts, BindTarget, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
 
@@ -29,8 +29,18 @@ pub struct ServeArgs {
     /// server serves becomes readable by whoever can reach the address.
     #[arg(long)]
     pub allow_remote_access: bool,
+    /// A Host name (or address) clients use to reach this server, answered besides this
+    /// machine's loopback names and the bound address; repeatable. Requests naming any other
+    /// Host are refused (DNS-rebinding protection). A wildcard bind (`0.0.0.0`, `::`) needs at
+    /// least one, or `--allow-any-host`.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
+    /// Answer requests whatever their Host header names: DNS-rebinding protection off. For a
+    /// server behind a proxy that checks the Host itself.
+    #[arg(long, conflicts_with = "allowed_hosts")]
+    pub allow_any_host: bool,
     /// Speak MCP on stdin/stdout instead of serving HTTP (for clients that launch the server).
-    #[arg(long, conflicts_with_all = ["host", "port", "allow_remote_access"])]
+    #[arg(long, conflicts_with_all = ["host", "port", "allow_remote_access", "allowed_hosts", "allow_any_host"])]
     pub stdio: bool,
 }
 
@@ -100,13 +110,18 @@ pub fn run<Ctx: Send + Sync + 'static>(
         return Ok(result?);
     }
     let target = guard::check_bind(&args.host, args.allow_remote_access)?;
+    let allowed = AllowedHosts {
+        names: args.allowed_hosts.clone(),
+        any: args.allow_any_host,
+    };
+    guard::check_allowed_hosts(&args.host, &target, &allowed)?;
     let listener = match &target {
         BindTarget::Loopback(ip) | BindTarget::Remote(ip) => {
             std::net::TcpListener::bind(SocketAddr::new(*ip, args.port))?
         }
         BindTarget::Name(name) => std::net::TcpListener::bind((name.as_str(), args.port))?,
     };
-    state.hosts = HostPolicy::derive(&target, listener.local_addr()?);
+    state.hosts = HostPolicy::derive(&target, listener.local_addr()?, &allowed);
     Ok(actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))?)
 }
 

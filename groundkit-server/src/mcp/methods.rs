@@ -156,7 +156,16 @@ fn server_info<Ctx>(state: &AppState<Ctx>) -> Value {
     json!({ "name": state.info.title, "version": state.info.version })
 }
 
+/// Negotiate the revision of a conversation, once: a second `initialize` on the same connection
+/// (stdio) or session (HTTP) is refused, since re-negotiating would silently change what every
+/// later answer looks like.
 fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: Call) -> RpcResult {
+    if call.peer.negotiated().is_some() {
+        return Err(rpc_error(
+            rpc_code::INVALID_REQUEST,
+            "Invalid Request: this connection is already initialized",
+        ));
+    }
     let requested = params.get("protocolVersion").and_then(Value::as_str);
     let revision = Revision::negotiate(requested);
     call.peer.set_negotiated(revision);

@@ -235,3 +235,78 @@ fn headers_sent_within_the_header_timeout_are_served_and_slower_ones_are_cut_off
     );
     assert!(started.elapsed() < Duration::from_secs(3));
 }
+
+/// A 2025-03-26 batch of `len` pings.
+fn ping_batch(len: usize) -> String {
+    let pings: Vec<String> = (0..len)
+        .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#))
+        .collect();
+    format!("[{}]", pings.join(","))
+}
+
+#[tokio::test]
+async fn batch_length_admits_exactly_the_limit_and_refuses_one_more_whole() {
+    let mut stdio = Stdio::start(hello_state(Limits {
+        max_batch_len: 4,
+        ..Limits::default()
+    }));
+    stdio.send(&initialize_frame(1, "2025-03-26")).await;
+    stdio.recv().await;
+    stdio.send(&ping_batch(4)).await;
+    let at = stdio.recv().await;
+    assert_eq!(at.as_array().map(Vec::len), Some(4), "{at}");
+    stdio.send(&ping_batch(5)).await;
+    let past = stdio.recv().await;
+    assert_eq!(past["error"]["code"], -32600, "{past}");
+    assert!(
+        past["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("at most 4")),
+        "{past}"
+    );
+}
+
+#[test]
+fn a_body_sent_within_the_body_timeout_is_served_and_a_stalled_one_is_refused_with_408() {
+    let server = Server::start(hello_state(Limits {
+        body_timeout: Duration::from_millis(800),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let body = r#"{"text":"slow and steady"}"#;
+    let head = format!(
+        "POST /text/stats HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let (first, rest) = body.split_at(5);
+
+    let mut prompt = TcpStream::connect(server.addr).expect("connect");
+    prompt
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    prompt.write_all(head.as_bytes()).expect("write");
+    prompt.write_all(first.as_bytes()).expect("write");
+    std::thread::sleep(Duration::from_millis(300));
+    prompt.write_all(rest.as_bytes()).expect("write");
+    let served = super::support::read_response(&mut prompt);
+    assert_eq!(served.status, 200, "{}", served.body);
+
+    for path in ["/text/stats", "/mcp"] {
+        let head = head.replace("/text/stats", path);
+        let mut stalled = TcpStream::connect(server.addr).expect("connect");
+        stalled
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        stalled.write_all(head.as_bytes()).expect("write");
+        stalled.write_all(first.as_bytes()).expect("write");
+        let started = Instant::now();
+        let refused = super::support::read_response(&mut stalled);
+        let waited = started.elapsed();
+        assert_eq!(refused.status, 408, "{path}: {}", refused.body);
+        assert_eq!(refused.json()["kind"], "body_timeout", "{path}");
+        assert!(
+            waited >= Duration::from_millis(700) && waited < Duration::from_secs(3),
+            "{path}: refused after {waited:?}"
+        );
+    }
+}

@@ -92,6 +92,25 @@ fn a_refused_bind_is_a_usage_error_with_exit_code_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--allow-remote-access"), "{stderr}");
     assert!(!stderr.contains("storage"), "{stderr}");
+
+    let unnamed = grk(
+        &fx,
+        &[
+            "serve",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--allow-remote-access",
+        ],
+    );
+    assert_eq!(
+        code(&unnamed),
+        2,
+        "a wildcard bind names the Hosts it serves"
+    );
+    let stderr = String::from_utf8_lossy(&unnamed.stderr);
+    assert!(stderr.contains("--allowed-host"), "{stderr}");
 }
 
 #[test]
