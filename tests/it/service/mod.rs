@@ -1,6 +1,7 @@
 //! The grounding service (`search`, `fetch_chunk`, `list_collections`, `index_status`) against a
 //! real collection ingested in the test.
 
+mod bounds;
 mod exit_codes;
 mod rest;
 mod transports;
