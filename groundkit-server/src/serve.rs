@@ -137,7 +137,7 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// The configured HTTP server for `state` on `listener`, not yet awaited (its
 /// [`handle`](actix_web::dev::Server::handle) stops it). Must be called inside an actix system.
 ///
-/// Header and disconnect timeouts come from [`Limits`](crate::Limits): a client that has not
+/// Header and disconnect timeouts come from [`Limits`]: a client that has not
 /// sent a request's headers within `header_timeout` gets 408 and the connection is closed.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,

@@ -116,7 +116,7 @@ pub fn failure(error: &Error, request_id: &str, revision: Revision) -> Failure {
     }
 }
 
-/// Whether a serialized `tools/call` result is a tool error. Results are written by [`result`]
+/// Whether a serialized `tools/call` result is a tool error. Results are written by `result`
 /// with `isError` first, so this reads a prefix instead of parsing the result.
 pub fn is_error_result(result: &str) -> bool {
     result.starts_with(r#"{"isError":true"#)
