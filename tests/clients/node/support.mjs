@@ -25,7 +25,7 @@ export function corpus() {
   );
   writeFileSync(join(base, "drift.txt"), "The lighthouse keeper logs every passing freighter.\n");
   execFileSync(GRK, ["--index-dir", index, "--base-dir", base, "ingest", "--collection", "papers", base], {
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "ignore", "pipe"],
   });
   const grkArgs = ["--index-dir", index, "--base-dir", base];
   return { base, index, grkArgs, drift: join(base, "drift.txt") };
