@@ -311,17 +311,9 @@ fn a_body_sent_within_the_body_timeout_is_served_and_a_stalled_one_is_refused_wi
     }
 }
 
-/// The status line of the answer to `head` sent raw (`None` when the connection closes first).
+/// The status of the answer to `head` sent raw.
 fn head_status(server: &Server, head: &str) -> Option<u16> {
-    let mut stream = TcpStream::connect(server.addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
-    stream.write_all(head.as_bytes()).expect("write");
-    let mut answer = Vec::new();
-    let _ = stream.read_to_end(&mut answer);
-    let answer = String::from_utf8_lossy(&answer);
-    answer.split(' ').nth(1).and_then(|code| code.parse().ok())
+    Some(groundkit_tests::send_raw(server.addr, head).status)
 }
 
 #[test]

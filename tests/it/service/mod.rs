@@ -2,6 +2,7 @@
 //! real collection ingested in the test.
 
 mod bounds;
+mod client_errors;
 mod exit_codes;
 mod rest;
 mod transports;
