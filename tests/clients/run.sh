@@ -57,7 +57,7 @@ cleanup() {
 trap cleanup EXIT
 
 start() { # start BIN PORT: serve on 127.0.0.1:PORT and wait until it accepts connections
-  "$1" --host 127.0.0.1 --port "$2" 2>>"$repo/target/clients-server.log" &
+  "$1" --host 127.0.0.1 --port "$2" 2>>"$target_dir/clients-server.log" &
   pids+=("$!")
   for _ in $(seq 1 200); do
     if python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $2), timeout=0.2)" 2>/dev/null; then

@@ -54,9 +54,9 @@ impl SourceClass {
 /// Where a chunk came from, precisely enough to check it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Citation {
-    /// The document the chunk belongs to.
+    /// The id of the document (source) the chunk belongs to.
     pub document_id: String,
-    /// The chunk.
+    /// The chunk's id.
     pub chunk_id: String,
     /// The source: a path relative to the base directory, or the URL of a snapshot.
     pub source: String,
@@ -87,9 +87,9 @@ pub enum Verification {
 /// One chunk, its citation and a fresh verification verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FetchChunkResponse {
-    /// The chunk.
+    /// The chunk's id.
     pub chunk_id: String,
-    /// Its document.
+    /// The id of the document (source) the chunk belongs to.
     pub document_id: String,
     /// Position of the chunk in its document, from 0.
     pub chunk_index: u32,

@@ -24,9 +24,10 @@ pub enum SearchMode {
     /// BM25 over the analysed chunk text.
     #[default]
     Lexical,
-    /// Vector similarity; needs an embedding manifest.
+    /// Vector similarity; needs a collection ingested with an embedder.
     Dense,
-    /// Reciprocal Rank Fusion of lexical and dense; needs an embedding manifest.
+    /// Reciprocal Rank Fusion of lexical and dense; needs a collection ingested with an
+    /// embedder.
     Hybrid,
 }
 

@@ -3,6 +3,7 @@
 
 mod bounds;
 mod client_errors;
+mod descriptions;
 mod exit_codes;
 mod rest;
 mod transports;
