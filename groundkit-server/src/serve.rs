@@ -137,8 +137,9 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// The configured HTTP server for `state` on `listener`, not yet awaited (its
 /// [`handle`](actix_web::dev::Server::handle) stops it). Must be called inside an actix system.
 ///
-/// Header and disconnect timeouts come from [`Limits`]: a client that has not
-/// sent a request's headers within `header_timeout` gets 408 and the connection is closed.
+/// Header, disconnect and keep-alive timeouts come from [`Limits`]: a client that has not sent
+/// a request's headers within `header_timeout` gets 408 and the connection is closed, and an
+/// idle connection is closed after `keep_alive`.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
@@ -154,6 +155,7 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
     Ok(HttpServer::new(move || app::build(Arc::clone(&state)))
         .client_request_timeout(limits.header_timeout)
         .client_disconnect_timeout(limits.disconnect_timeout)
+        .keep_alive(limits.keep_alive)
         .listen(listener)?
         .run())
 }

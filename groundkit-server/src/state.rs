@@ -38,6 +38,9 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// Time a client has to close a connection after the response (default 5 s).
     pub disconnect_timeout: Duration,
+    /// How long an idle keep-alive connection is held open for the client's next request
+    /// (default 5 s).
+    pub keep_alive: Duration,
 }
 
 impl Default for Limits {
@@ -53,6 +56,7 @@ impl Default for Limits {
             max_batch_len: 16,
             header_timeout: Duration::from_secs(5),
             disconnect_timeout: Duration::from_secs(5),
+            keep_alive: Duration::from_secs(5),
         }
     }
 }

@@ -12,6 +12,15 @@ use super::support::{
     Server, Stdio, hello_state, initialize_frame, modern_meta, request, test_state,
 };
 
+/// A connection to `server` whose reads give up after 5 s.
+fn connected(server: &Server) -> TcpStream {
+    let stream = TcpStream::connect(server.addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    stream
+}
+
 /// A `ping` frame padded with spaces to exactly `len` bytes.
 fn padded_ping(len: usize) -> String {
     let frame = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -212,18 +221,13 @@ fn headers_sent_within_the_header_timeout_are_served_and_slower_ones_are_cut_off
     let head = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
     let (first, rest) = head.split_at(10);
 
-    let mut prompt = TcpStream::connect(server.addr).expect("connect");
-    prompt
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
+    let mut prompt = connected(&server);
     prompt.write_all(first.as_bytes()).expect("write");
     std::thread::sleep(Duration::from_millis(200));
     prompt.write_all(rest.as_bytes()).expect("write");
     assert_eq!(super::support::read_response(&mut prompt).status, 200);
 
-    let mut slow = TcpStream::connect(server.addr).expect("connect");
-    slow.set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
+    let mut slow = connected(&server);
     slow.write_all(first.as_bytes()).expect("write");
     let started = Instant::now();
     let mut answer = Vec::new();
@@ -280,10 +284,7 @@ fn a_body_sent_within_the_body_timeout_is_served_and_a_stalled_one_is_refused_wi
     );
     let (first, rest) = body.split_at(5);
 
-    let mut prompt = TcpStream::connect(server.addr).expect("connect");
-    prompt
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
+    let mut prompt = connected(&server);
     prompt.write_all(head.as_bytes()).expect("write");
     prompt.write_all(first.as_bytes()).expect("write");
     std::thread::sleep(Duration::from_millis(300));
@@ -293,10 +294,7 @@ fn a_body_sent_within_the_body_timeout_is_served_and_a_stalled_one_is_refused_wi
 
     for path in ["/text/stats", "/mcp"] {
         let head = head.replace("/text/stats", path);
-        let mut stalled = TcpStream::connect(server.addr).expect("connect");
-        stalled
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .expect("timeout");
+        let mut stalled = connected(&server);
         stalled.write_all(head.as_bytes()).expect("write");
         stalled.write_all(first.as_bytes()).expect("write");
         let started = Instant::now();
@@ -344,4 +342,37 @@ fn request_heads_up_to_128_kib_and_96_headers_are_served_and_larger_ones_refused
     let headers = |n: usize| -> String { (0..n).map(|i| format!("X-H{i}: v\r\n")).collect() };
     assert_eq!(head_status(&server, &head_of("p", &headers(93))), Some(200));
     assert_eq!(head_status(&server, &head_of("p", &headers(94))), Some(431));
+}
+
+#[test]
+fn an_idle_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
+    let server = Server::start(hello_state(Limits {
+        keep_alive: Duration::from_millis(1500),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let get = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let mut stream = connected(&server);
+    stream.write_all(get.as_bytes()).expect("write");
+    assert_eq!(super::support::read_response(&mut stream).status, 200);
+    std::thread::sleep(Duration::from_millis(300));
+    stream.write_all(get.as_bytes()).expect("write");
+    assert_eq!(
+        super::support::read_response(&mut stream).status,
+        200,
+        "reused within the keep-alive"
+    );
+    let idle = Instant::now();
+    let mut rest = Vec::new();
+    let read = stream.read_to_end(&mut rest);
+    assert!(
+        read.is_ok() && rest.is_empty(),
+        "closed, not answered: {read:?}"
+    );
+    let waited = idle.elapsed();
+    assert!(
+        // actix measures the keep-alive on a coarse clock (about half a second).
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
+        "closed after {waited:?}"
+    );
 }
