@@ -1,5 +1,5 @@
 // MCP Inspector (2.x) in CLI mode against `grk serve`, over stdio and Streamable HTTP: its
-// strict tools/list reports no schema portability problem, every tool answers a valid call, and
+// strict tools/list reports no schema portability warning, every tool answers a valid call, and
 // invalid calls come back as isError results (Inspector exit code 5) with the right kind.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -49,12 +49,15 @@ for (const transport of ["stdio", "http"]) {
     });
     after(() => server?.stop());
 
-    test("a strict tools/list finds no schema portability problem", () => {
+    test("a strict tools/list finds no schema portability warning", () => {
       const listed = inspect(target, ["--method", "tools/list", "--strict"]);
       assert.equal(listed.status, 0, listed.stderr);
       const names = listed.json.result.tools.map((t) => t.name).sort();
       assert.deepEqual(names, ["fetch_chunk", "index_status", "list_collections", "search"]);
-      assert.doesNotMatch(listed.stderr, /portability/i);
+      // Inspector warns per schema construct it finds unportable (a `type` array, ...), and
+      // its Ajv warns per non-standard `format`: neither may appear.
+      assert.doesNotMatch(listed.stderr, /Warning: tool|Issue:/);
+      assert.doesNotMatch(listed.stderr, /unknown format/);
     });
 
     test("every tool answers a valid call with structured content", () => {
