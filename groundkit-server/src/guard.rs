@@ -51,7 +51,7 @@ use crate::problem;
 pub enum BindError {
     /// Not a loopback address literal, and remote access was not acknowledged.
     #[error(
-        "refusing to bind {host}: without --allow-remote-access only loopback address literals (127.0.0.0/8, ::1) may be bound; groundkit has no authentication, so anything else publishes every tool to whoever can reach it"
+        "refusing to bind {host}: without --allow-remote-access only loopback address literals (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104) may be bound; groundkit has no authentication, so anything else publishes every tool to whoever can reach it"
     )]
     NotLoopback {
         /// The address as given.

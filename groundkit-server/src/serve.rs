@@ -18,8 +18,8 @@ use crate::state::{AppState, Limits};
 /// How to serve: shared by `grk serve` and the example binaries.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// Address to bind. Only loopback address literals (127.0.0.0/8, ::1) are allowed without
-    /// `--allow-remote-access`; not even the name `localhost`.
+    /// Address to bind. Only loopback address literals (127.0.0.0/8, ::1, ::ffff:127.0.0.1)
+    /// are allowed without `--allow-remote-access`; not even the name `localhost`.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST).to_string())]
     pub host: String,
     /// TCP port to bind (0 picks a free one and logs it).
