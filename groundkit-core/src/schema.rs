@@ -17,7 +17,7 @@
 //!   schema never needs `["string", "null"]` or an `anyOf` with a null branch.
 
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
+use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value};
 
 /// How the named types inside a schema are written.
@@ -53,20 +53,25 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// The schema of a request type `T` as every surface (REST, MCP, OpenAPI) sends it.
+/// The schema of a request type `T` as every surface (REST, MCP, OpenAPI) sends it: what it
+/// deserializes (an `Option` field may be omitted).
 pub fn input_schema<T: JsonSchema + ?Sized>(definitions: Definitions) -> Value {
-    schema_for::<T>(definitions)
+    schema_for::<T>(Contract::Deserialize, definitions)
 }
 
-/// The schema of a response type `T` as every surface sends it.
+/// The schema of a response type `T` as every surface sends it: what it serializes. An
+/// `Option` field is optional only with `#[serde(skip_serializing_if = "Option::is_none")]`;
+/// without it the field is required and may be `null`, which the registry refuses
+/// ([`RegistryError::NullableOutput`](crate::RegistryError::NullableOutput)).
 pub fn output_schema<T: JsonSchema + ?Sized>(definitions: Definitions) -> Value {
-    schema_for::<T>(definitions)
+    schema_for::<T>(Contract::Serialize, definitions)
 }
 
-fn schema_for<T: JsonSchema + ?Sized>(definitions: Definitions) -> Value {
+fn schema_for<T: JsonSchema + ?Sized>(contract: Contract, definitions: Definitions) -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.meta_schema = None;
+            settings.contract = contract;
             match definitions {
                 Definitions::Inline => settings.inline_subschemas = true,
                 Definitions::Components => {
