@@ -139,7 +139,8 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 ///
 /// Header, disconnect and keep-alive timeouts come from [`Limits`]: a client that has not sent
 /// a request's headers within `header_timeout` gets 408 and the connection is closed, and an
-/// idle connection is closed after `keep_alive`.
+/// idle connection is closed after `keep_alive`. `max_connections` is shared among the
+/// `workers` (actix counts per worker), rounded up.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
@@ -152,7 +153,10 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
         mcp::http::PATH
     );
     let limits = state.limits.clone();
+    let workers = limits.workers.max(1);
     Ok(HttpServer::new(move || app::build(Arc::clone(&state)))
+        .workers(workers)
+        .max_connections(limits.max_connections.max(1).div_ceil(workers))
         .client_request_timeout(limits.header_timeout)
         .client_disconnect_timeout(limits.disconnect_timeout)
         .keep_alive(limits.keep_alive)

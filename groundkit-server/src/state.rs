@@ -41,6 +41,12 @@ pub struct Limits {
     /// How long an idle keep-alive connection is held open for the client's next request
     /// (default 5 s).
     pub keep_alive: Duration,
+    /// Open HTTP connections at once; past it, new connections wait in the listen backlog
+    /// until one closes (default 256). With the body limit and timeouts this bounds what slow
+    /// clients can hold: about `max_connections` × `max_body_bytes` for `body_timeout`.
+    pub max_connections: usize,
+    /// HTTP worker threads (default: the machine's available parallelism).
+    pub workers: usize,
 }
 
 impl Default for Limits {
@@ -57,6 +63,8 @@ impl Default for Limits {
             header_timeout: Duration::from_secs(5),
             disconnect_timeout: Duration::from_secs(5),
             keep_alive: Duration::from_secs(5),
+            max_connections: 256,
+            workers: std::thread::available_parallelism().map_or(1, usize::from),
         }
     }
 }

@@ -376,3 +376,53 @@ fn an_idle_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
         "closed after {waited:?}"
     );
 }
+
+#[test]
+fn connections_past_the_limit_wait_until_one_closes() {
+    let server = Server::start(hello_state(Limits {
+        max_connections: 2,
+        workers: 2,
+        header_timeout: Duration::from_secs(20),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let stall = || {
+        let mut stream = connected(&server);
+        stream
+            .write_all(b"GET /languages HTTP/1.1\r\n")
+            .expect("write");
+        std::thread::sleep(Duration::from_millis(150));
+        stream
+    };
+    let get = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    // At the limit: one stalled client (half a request head) and one served.
+    let mut stalled = vec![stall()];
+    assert_eq!(groundkit_tests::send_raw(server.addr, &get).status, 200);
+    // Past it: two stalled clients hold both connections.
+    stalled.push(stall());
+    std::thread::sleep(Duration::from_millis(300));
+    let mut third = connected(&server);
+    third
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .expect("timeout");
+    third
+        .write_all(
+            format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .expect("write");
+    let mut early = [0u8; 16];
+    assert!(
+        third.read(&mut early).is_err(),
+        "a third connection is not served while two are open"
+    );
+    drop(stalled.pop());
+    third
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    assert_eq!(
+        super::support::read_response(&mut third).status,
+        200,
+        "served once one closes"
+    );
+}
