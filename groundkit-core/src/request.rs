@@ -9,7 +9,6 @@
 //! and an object with a key twice is refused ([`parse_object`]) rather than read as its last
 //! value. Errors speak JSON (`expected an integer`), not Rust (`expected u32`).
 
-use std::collections::HashSet;
 use std::fmt;
 
 use serde::Deserialize;
@@ -216,9 +215,8 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
-        let mut seen = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
+            if object.contains_key(&key) {
                 return Err(serde::de::Error::custom(format_args!(
                     "duplicate key `{key}`"
                 )));
