@@ -4,7 +4,8 @@
 //! `drifted` (the source changed) and `unresolvable` (missing, unreadable, outside its root after
 //! following symlinks, or extracted by an extractor this build does not have) return none.
 //! `text` sources are sliced directly; `extracted` ones are re-run through the recorded extractor
-//! first; `snapshot` ones are read from the collection's snapshot directory.
+//! first; `snapshot` ones are read from the collection's snapshot directory. Every source is
+//! opened once, checked on the opened handle and read from it (`source_file`).
 
 use std::path::Path;
 
@@ -12,9 +13,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::retrieval::collection::resolves_within;
-use crate::retrieval::extract::{self, BEIR_EXTRACTOR};
+use crate::retrieval::extract::{self, BEIR_EXTRACTOR, ExtractError};
 use crate::retrieval::runtime::OpenCollection;
+use crate::retrieval::source_file::{
+    MAX_SOURCE_BYTES, OpenError, ReadError, SourceFile, open_within, read_bounded, read_span,
+};
 use crate::retrieval::store::{self, ChunkRecord};
 
 /// How a document's text was obtained.
@@ -103,14 +106,20 @@ pub struct FetchChunkResponse {
     /// Why the verdict is not `verified`, in terms of the source (never a path).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// True when this chunk is no longer one that `search` can return: an ingest since it was
+    /// indexed found its source changed or removed. `verification` still checks the source as it
+    /// is now, so a superseded chunk is usually `drifted` or `unresolvable`. Superseded chunks stay
+    /// fetchable for a retention window (24 hours by default); once it has passed, a later ingest
+    /// forgets them and fetching one fails with `chunk_not_found`.
+    pub superseded: bool,
 }
 
 /// Fetches a chunk and verifies its citation. A missing chunk is `ChunkNotFound` and reads no
 /// document.
 pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
     let record = {
-        let conn = open.connection()?;
-        store::chunk_record(&conn, chunk_id)?
+        let mut conn = open.connection()?;
+        store::chunk_record(&mut conn, chunk_id)?
     };
     let Some(record) = record else {
         return Err(Error::ChunkNotFound {
@@ -131,6 +140,7 @@ pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkRe
         verification,
         content,
         detail,
+        superseded: record.superseded,
     })
 }
 
@@ -154,9 +164,11 @@ pub(crate) enum Verdict {
 }
 
 const CHANGED: &str = "the source no longer holds the indexed text at the cited offsets";
-const NOT_UTF8: &str = "the source is no longer UTF-8 text";
 const UNREADABLE: &str =
     "the source is missing, unreadable, or resolves outside its root after following symlinks";
+const NOT_REGULAR: &str = "the source is no longer a regular file";
+const TOO_LARGE: &str =
+    "the source is larger than the 64 MiB that groundkit reads to re-extract it";
 const NO_SNAPSHOT: &str = "the collection records no snapshot for this source";
 const NO_EXTRACTOR: &str = "the collection records no extractor for this extracted source";
 const OTHER_EXTRACTOR: &str =
@@ -165,67 +177,95 @@ const UNPARSABLE: &str = "the recorded extractor no longer parses the source";
 const RECORD_GONE: &str = "the corpus file no longer holds this document's record";
 
 /// Re-reads the source of `record` and compares it with the indexed chunk.
+///
+/// Reads only what the verdict needs: the cited byte range of a `text` source or snapshot, the
+/// record's line of a BEIR corpus, and a whole file (at most [`MAX_SOURCE_BYTES`]) only to re-run
+/// an HTML or PDF extractor.
 pub(crate) fn verify(record: &ChunkRecord, base_dir: &Path, snapshot_dir: &Path) -> Verdict {
-    let text = match source_text(record, base_dir, snapshot_dir) {
-        Ok(text) => text,
-        Err(verdict) => return verdict,
-    };
-    let (start, end) = (record.start_offset as usize, record.end_offset as usize);
-    match text.get(start..end) {
-        Some(slice) if slice == record.content => Verdict::Verified(slice.to_owned()),
-        _ => Verdict::Drifted(CHANGED),
+    match verify_or_reason(record, base_dir, snapshot_dir) {
+        Ok(verdict) | Err(verdict) => verdict,
     }
 }
 
-fn read_within(path: &Path, root: &Path) -> Result<Vec<u8>, Verdict> {
-    if !resolves_within(path, root) {
-        return Err(Verdict::Unresolvable(UNREADABLE));
-    }
-    std::fs::read(path).map_err(|_| Verdict::Unresolvable(UNREADABLE))
-}
-
-fn utf8(bytes: Vec<u8>) -> Result<String, Verdict> {
-    // Bytes that are no longer UTF-8 at all certainly changed.
-    String::from_utf8(bytes).map_err(|_| Verdict::Drifted(NOT_UTF8))
-}
-
-fn source_text(
+fn verify_or_reason(
     record: &ChunkRecord,
     base_dir: &Path,
     snapshot_dir: &Path,
-) -> Result<String, Verdict> {
+) -> Result<Verdict, Verdict> {
     match record.source_class {
         SourceClass::Snapshot => {
             let name = record
                 .snapshot
                 .as_deref()
                 .ok_or(Verdict::Unresolvable(NO_SNAPSHOT))?;
-            utf8(read_within(&snapshot_dir.join(name), snapshot_dir)?)
+            let source = open(&snapshot_dir.join(name), snapshot_dir)?;
+            compare_span(&source, record)
         }
-        SourceClass::Text => utf8(read_within(&base_dir.join(&record.source), base_dir)?),
+        SourceClass::Text => {
+            let source = open(&base_dir.join(&record.source), base_dir)?;
+            compare_span(&source, record)
+        }
         SourceClass::Extracted => {
-            let extractor = record
-                .extractor
-                .as_deref()
-                .ok_or(Verdict::Unresolvable(NO_EXTRACTOR))?;
-            let path = base_dir.join(&record.source);
-            if extractor == BEIR_EXTRACTOR {
-                if !resolves_within(&path, base_dir) {
-                    return Err(Verdict::Unresolvable(UNREADABLE));
-                }
-                return match extract::beir_document_text(&path, &record.document_id) {
-                    Ok(Some(text)) => Ok(text),
-                    Ok(None) => Err(Verdict::Drifted(RECORD_GONE)),
-                    Err(_) => Err(Verdict::Unresolvable(UNREADABLE)),
-                };
-            }
-            let bytes = read_within(&path, base_dir)?;
-            match extract::rerun(extractor, &bytes) {
-                Ok(Some(text)) => Ok(text),
-                // No extractor of the recorded identity in this build: cannot claim anything.
-                Ok(None) => Err(Verdict::Unresolvable(OTHER_EXTRACTOR)),
-                Err(_) => Err(Verdict::Drifted(UNPARSABLE)),
-            }
+            let text = extracted_text(record, base_dir)?;
+            let (start, end) = (record.start_offset as usize, record.end_offset as usize);
+            Ok(match text.get(start..end) {
+                Some(slice) if slice == record.content => Verdict::Verified(slice.to_owned()),
+                _ => Verdict::Drifted(CHANGED),
+            })
         }
+    }
+}
+
+/// Opens a source inside `root`, or says why not.
+fn open(path: &Path, root: &Path) -> Result<SourceFile, Verdict> {
+    let root = root
+        .canonicalize()
+        .map_err(|_| Verdict::Unresolvable(UNREADABLE))?;
+    open_within(path, &root).map_err(|err| match err {
+        OpenError::NotRegular => Verdict::Unresolvable(NOT_REGULAR),
+        OpenError::Unreadable(_) | OpenError::Outside => Verdict::Unresolvable(UNREADABLE),
+    })
+}
+
+/// Compares the cited byte range of a text source with the indexed content.
+fn compare_span(source: &SourceFile, record: &ChunkRecord) -> Result<Verdict, Verdict> {
+    let bytes = read_span(&source.file, record.start_offset, record.end_offset)
+        .map_err(|_| Verdict::Unresolvable(UNREADABLE))?;
+    Ok(match bytes {
+        Some(bytes) if bytes == record.content.as_bytes() => {
+            Verdict::Verified(record.content.clone())
+        }
+        _ => Verdict::Drifted(CHANGED),
+    })
+}
+
+/// Re-runs the recorded extractor on the source as it is now.
+fn extracted_text(record: &ChunkRecord, base_dir: &Path) -> Result<String, Verdict> {
+    let extractor = record
+        .extractor
+        .as_deref()
+        .ok_or(Verdict::Unresolvable(NO_EXTRACTOR))?;
+    let source = open(&base_dir.join(&record.source), base_dir)?;
+    if extractor == BEIR_EXTRACTOR {
+        return match extract::beir_record_text(
+            &source.file,
+            &record.document_id,
+            record.record_offset,
+        ) {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err(Verdict::Drifted(RECORD_GONE)),
+            Err(ExtractError::TooLarge) => Err(Verdict::Unresolvable(TOO_LARGE)),
+            Err(_) => Err(Verdict::Unresolvable(UNREADABLE)),
+        };
+    }
+    let bytes = read_bounded(source, MAX_SOURCE_BYTES).map_err(|err| match err {
+        ReadError::TooLarge => Verdict::Unresolvable(TOO_LARGE),
+        ReadError::Io(_) => Verdict::Unresolvable(UNREADABLE),
+    })?;
+    match extract::rerun(extractor, &bytes) {
+        Ok(Some(text)) => Ok(text),
+        // No extractor of the recorded identity in this build: cannot claim anything.
+        Ok(None) => Err(Verdict::Unresolvable(OTHER_EXTRACTOR)),
+        Err(_) => Err(Verdict::Drifted(UNPARSABLE)),
     }
 }

@@ -2,10 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use std::io::Read;
 
 use crate::Error;
 use crate::retrieval::APPLICATION_ID;
+use crate::retrieval::source_file::open_nonblocking;
 
 /// The longest collection name accepted.
 pub const MAX_NAME_LEN: usize = 64;
@@ -71,42 +72,30 @@ impl CollectionPaths {
     }
 }
 
-/// Whether `path` is a groundkit collection, decided without writing anything.
+/// Whether `path` is a groundkit collection, decided without SQLite and without writing anything.
 ///
-/// Opens the file read-only and immutable (no locks, no `-wal`/`-shm` files) and compares
-/// `PRAGMA application_id`. Anything that is not an SQLite file, or carries another id, is not a
-/// collection.
+/// Reads the 100-byte database header from a handle opened non-blocking and checks that it is a
+/// regular file whose header carries SQLite's magic string and groundkit's `application_id`. No
+/// lock is taken and no companion file is created, and the answer is stable while an ingest
+/// commits: the header fields compared are written once, when the collection is created, and a
+/// checkpoint rewrites them with the same bytes (an SQLite open of the file at that moment can
+/// read a torn page image; this read cannot).
 pub fn is_groundkit_store(path: &Path) -> bool {
-    if !path.is_file() {
+    let Ok(file) = open_nonblocking(path) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|meta| meta.is_file()) {
         return false;
     }
-    let Some(uri) = immutable_uri(path) else {
+    let mut header = [0u8; 100];
+    if (&file).read_exact(&mut header).is_err() {
         return false;
-    };
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_URI
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let Ok(conn) = Connection::open_with_flags(uri, flags) else {
-        return false;
-    };
-    conn.query_row("PRAGMA application_id", [], |row| row.get::<_, i32>(0))
-        .is_ok_and(|id| id == APPLICATION_ID)
+    }
+    header.starts_with(SQLITE_MAGIC) && header[68..72] == APPLICATION_ID.to_be_bytes()
 }
 
-/// A `file:` URI opening `path` read-only and immutable.
-fn immutable_uri(path: &Path) -> Option<String> {
-    let text = path.to_str()?;
-    let mut escaped = String::with_capacity(text.len() + 32);
-    for c in text.chars() {
-        match c {
-            '%' => escaped.push_str("%25"),
-            '?' => escaped.push_str("%3f"),
-            '#' => escaped.push_str("%23"),
-            _ => escaped.push(c),
-        }
-    }
-    Some(format!("file:{escaped}?mode=ro&immutable=1"))
-}
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// Whether `path` resolves (after following symlinks) inside `root`.
 pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {

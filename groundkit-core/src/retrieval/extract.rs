@@ -4,8 +4,10 @@
 //! re-runs the extractor the collection recorded; when this build's extractor has another
 //! identity, the verdict cannot be `verified`. Bump a version whenever its output can change.
 
-use std::io::BufRead;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufReader, Seek, SeekFrom};
+
+use crate::retrieval::source_file::{BoundedLines, MAX_SOURCE_BYTES, ReadError};
 
 /// Identity of the HTML extractor.
 pub const HTML_EXTRACTOR: &str = "groundkit-html@1";
@@ -34,6 +36,9 @@ pub enum ExtractError {
     /// This build has no extractor for the format.
     #[error("{0} extraction is not available in this build")]
     Unsupported(&'static str),
+    /// The source (or one BEIR record line) is larger than [`MAX_SOURCE_BYTES`].
+    #[error("is larger than the 64 MiB limit for one source")]
+    TooLarge,
     /// Reading failed.
     #[error("cannot be read: {0}")]
     Io(#[from] std::io::Error),
@@ -245,22 +250,48 @@ impl BeirRecord {
     }
 }
 
-/// Re-reads the record `id` of a BEIR corpus and rebuilds its text.
-pub fn beir_document_text(path: &Path, id: &str) -> Result<Option<String>, ExtractError> {
-    let file = std::fs::File::open(path)?;
-    let needle = format!("\"{}\"", id.replace('\\', "\\\\").replace('"', "\\\""));
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line.map_err(|_| ExtractError::InvalidUtf8)?;
-        if !line.contains(&needle) {
-            continue;
-        }
-        if let Ok(record) = serde_json::from_str::<BeirRecord>(&line)
-            && record.id == id
+/// The text of record `id` in the BEIR corpus read through `file`.
+///
+/// Looks first at `hint`, the offset the record's line started at when it was ingested, then
+/// scans the file. Memory stays bounded by the longest line accepted ([`MAX_SOURCE_BYTES`]); a
+/// longer line is [`ExtractError::TooLarge`]. `Ok(None)` when no record has that id.
+pub(crate) fn beir_record_text(
+    mut file: &File,
+    id: &str,
+    hint: Option<u64>,
+) -> Result<Option<String>, ExtractError> {
+    if let Some(offset) = hint {
+        file.seek(SeekFrom::Start(offset))?;
+        let mut lines = BoundedLines::new(BufReader::new(file), MAX_SOURCE_BYTES, offset);
+        if let Some((_, line)) = lines.next_line()?
+            && let Some(record) = record_with_id(&line, id)
         {
             return Ok(Some(record.document_text()));
         }
     }
+    file.seek(SeekFrom::Start(0))?;
+    let mut lines = BoundedLines::new(BufReader::new(file), MAX_SOURCE_BYTES, 0);
+    while let Some((_, line)) = lines.next_line()? {
+        if let Some(record) = record_with_id(&line, id) {
+            return Ok(Some(record.document_text()));
+        }
+    }
     Ok(None)
+}
+
+fn record_with_id(line: &[u8], id: &str) -> Option<BeirRecord> {
+    serde_json::from_slice::<BeirRecord>(line)
+        .ok()
+        .filter(|record| record.id == id)
+}
+
+impl From<ReadError> for ExtractError {
+    fn from(err: ReadError) -> Self {
+        match err {
+            ReadError::TooLarge => ExtractError::TooLarge,
+            ReadError::Io(err) => ExtractError::Io(err),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -53,14 +53,15 @@ pub mod runtime;
 pub mod search;
 #[cfg(feature = "fetch-url")]
 pub mod snapshot_fetch;
+pub mod source_file;
 pub mod store;
 
 pub use citation::{Citation, FetchChunkResponse, SourceClass, Verification, fetch_chunk};
 pub use collection::{ListCollectionsResponse, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use ingest::{
-    IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat, ItemOutcome,
-    NoProgress, PAUSE_AT_ENV, ingest,
+    CommitStep, DEFAULT_SUPERSEDED_RETENTION, IngestFailure, IngestOptions, IngestProgress,
+    IngestSummary, InputFormat, ItemOutcome, NoProgress, ingest,
 };
 pub use runtime::{CollectionRuntime, IndexStatus, OpenCollection, RebuildStats, index_status};
 pub use search::{
@@ -75,7 +76,7 @@ pub const MAX_TOP_K: u32 = 100;
 pub const MAX_QUERY_CHARS: usize = 2048;
 
 /// The on-disk schema version stored in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The `PRAGMA application_id` that identifies a groundkit collection ("GRK1").
 pub const APPLICATION_ID: i32 = 0x4752_4B31;

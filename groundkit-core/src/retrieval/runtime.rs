@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::retrieval::SCHEMA_VERSION;
 use crate::retrieval::collection::{CollectionPaths, is_groundkit_store, resolves_within};
 use crate::retrieval::lexical::LexicalIndex;
 use crate::retrieval::store::{self, EmbeddingIdentity};
@@ -56,6 +57,16 @@ impl OpenCollection {
         }
         let file_id = file_identity(&paths.sqlite);
         let conn = store::open_for_read(&paths.sqlite)?;
+        let version = store::schema_version(&conn)?;
+        if version != SCHEMA_VERSION {
+            return Err(Error::Storage {
+                message: format!(
+                    "collection {name} has schema version {version}; this build reads version \
+                     {SCHEMA_VERSION} (`grk ingest` upgrades it)"
+                ),
+                source: None,
+            });
+        }
         // A concurrent ingest may publish a generation and remove the previous one between our
         // reading the counter and opening its directory; read again and retry.
         let mut attempt = 0;

@@ -14,8 +14,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use groundkit_core::Error;
 use groundkit_core::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
 use groundkit_core::retrieval::{
-    self, CollectionRuntime, IngestOptions, InputFormat, ListCollectionsResponse, SearchMode,
-    SearchParams,
+    self, CollectionRuntime, DEFAULT_SUPERSEDED_RETENTION, IngestOptions, InputFormat,
+    ListCollectionsResponse, SearchMode, SearchParams,
 };
 
 /// Ground agents and programs in a local corpus.
@@ -77,6 +77,9 @@ pub struct IngestArgs {
     /// Largest chunk, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_CHUNK_BYTES)]
     pub chunk_bytes: usize,
+    /// Seconds that chunks replaced or removed by this ingest stay fetchable (as superseded).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SUPERSEDED_RETENTION.as_secs())]
+    pub keep_superseded: u64,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -282,6 +285,7 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
         FormatArg::Beir => InputFormat::Beir,
     };
     options.max_chunk_bytes = args.chunk_bytes;
+    options.superseded_retention = std::time::Duration::from_secs(args.keep_superseded);
     let mut progress = progress::CliProgress::new(args.json);
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();

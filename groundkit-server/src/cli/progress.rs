@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use groundkit_core::retrieval::{IngestProgress, ItemOutcome};
+use groundkit_core::retrieval::{CommitStep, IngestProgress, ItemOutcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub(super) struct CliProgress {
@@ -78,6 +78,16 @@ impl IngestProgress for CliProgress {
             Some(bar) => bar.set_message(phase.to_owned()),
             None if !self.quiet => eprintln!("{phase}…"),
             None => {}
+        }
+    }
+
+    fn commit_step(&mut self, step: CommitStep) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(match step {
+                CommitStep::LexicalCommitted => "committing: lexical index written",
+                CommitStep::LexicalPublished => "committing: lexical index published",
+                CommitStep::StoreCommitted => "committed",
+            });
         }
     }
 }

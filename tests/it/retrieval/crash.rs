@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use groundkit_core::retrieval::{self, PAUSE_AT_ENV};
+use groundkit_core::retrieval;
 
 use super::Fixture;
 
@@ -20,11 +20,15 @@ fn grk(fx: &Fixture) -> Command {
     cmd
 }
 
-/// Runs `grk ingest` until it reports reaching `phase`, then kills it with SIGKILL.
+/// Runs an ingest of the whole corpus in a real process until it reports reaching `phase`, then
+/// kills it with SIGKILL.
 fn ingest_killed_at(fx: &Fixture, phase: &str) {
-    let mut child = grk(fx)
-        .args(["ingest", "--collection", "c", "."])
-        .env(PAUSE_AT_ENV, phase)
+    let mut child = Command::new(GRK)
+        .arg("pause-ingest")
+        .arg(phase)
+        .arg(&fx.index)
+        .arg(&fx.base)
+        .arg("c")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -73,7 +77,7 @@ fn found(fx: &Fixture, query: &str) -> bool {
 
 #[test]
 fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generation() {
-    for phase in ["indexing", "tantivy-committed", "published"] {
+    for phase in ["indexing", "lexical-committed", "published"] {
         let fx = Fixture::new();
         version_one(&fx);
         let first = ingest_ok(&fx);
@@ -152,7 +156,7 @@ fn killed_ingest_after_the_sqlite_commit_is_complete_and_cleaned_up_next_time() 
 fn killed_first_ingest_leaves_an_empty_collection_and_the_next_ingest_succeeds() {
     let fx = Fixture::new();
     version_one(&fx);
-    ingest_killed_at(&fx, "tantivy-committed");
+    ingest_killed_at(&fx, "lexical-committed");
     let runtime = fx.runtime();
     let open = runtime.acquire("c").expect("open");
     assert_eq!(open.generation(), 0);

@@ -82,6 +82,13 @@ fn an_ingest_where_every_source_failed_exits_4() {
     let out = summary(&out);
     assert_eq!(out["failed"].as_array().map(Vec::len), Some(2));
     assert_eq!(out["added"], 0);
+    assert!(
+        !fx.index.join("empty.sqlite3").exists(),
+        "an ingest that wrote nothing creates no collection"
+    );
+    let listed = grk(&fx, &["list", "--json"]);
+    assert_eq!(code(&listed), 0);
+    assert_eq!(summary(&listed)["collections"], serde_json::json!([]));
 }
 
 #[test]

@@ -1,0 +1,364 @@
+//! The writer: one SQLite write transaction and the new lexical generation, filled document by
+//! document, then committed by the protocol in the module root of `retrieval`.
+//!
+//! A collection that does not exist yet is created only when the first document is written, so
+//! an ingest in which every source fails leaves nothing behind.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::Connection;
+
+use crate::Error;
+use crate::retrieval::chunk::chunk_spans;
+use crate::retrieval::citation::SourceClass;
+use crate::retrieval::collection::CollectionPaths;
+use crate::retrieval::ingest::{CommitStep, IngestFailure, IngestProgress, IngestSummary};
+use crate::retrieval::lexical::{
+    ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
+};
+use crate::retrieval::store::{self, DocumentRow, NewChunk, NewDocument};
+
+/// One document ready to write.
+pub(super) struct Prepared {
+    pub(super) document_id: String,
+    pub(super) source: String,
+    pub(super) class: SourceClass,
+    pub(super) extractor: Option<&'static str>,
+    pub(super) snapshot: Option<String>,
+    pub(super) record_offset: Option<u64>,
+    pub(super) hash: String,
+    pub(super) text: String,
+}
+
+pub(super) enum Change {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+/// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`). Dropping the
+/// connection without [`Writer::commit`] rolls the transaction back.
+fn begin(paths: &CollectionPaths) -> Result<Connection, Error> {
+    let conn = store::open_for_write(paths)?;
+    conn.execute_batch("BEGIN IMMEDIATE")
+        .map_err(store::sql_err("cannot start the ingest transaction"))?;
+    Ok(conn)
+}
+
+/// The ingest in progress.
+pub(super) struct Writer<'a> {
+    paths: &'a CollectionPaths,
+    /// The store inside its write transaction; `None` until a new collection's first write.
+    conn: Option<Connection>,
+    base_generation: u64,
+    /// The lexical generation the new one starts from; `None` builds from scratch.
+    base_index: Option<u64>,
+    /// The lexical index of the committed generation is missing and is rebuilt from the store.
+    rebuild: bool,
+    /// Documents written (added or replaced) by this run.
+    written: HashSet<String>,
+    /// Documents removed by this run.
+    removed: HashSet<String>,
+    builder: Option<GenerationBuilder>,
+    config: WriterConfig,
+    max_chunk_bytes: usize,
+    pub(super) existing: HashMap<String, DocumentRow>,
+    pub(super) seen: HashSet<String>,
+    pub(super) summary: IngestSummary,
+    now_unix: i64,
+}
+
+impl<'a> Writer<'a> {
+    /// Starts an ingest of the collection at `paths`: opens an existing store in a write
+    /// transaction (removing a crashed ingest's debris), or prepares to create it on first write.
+    pub(super) fn start(
+        paths: &'a CollectionPaths,
+        config: WriterConfig,
+        max_chunk_bytes: usize,
+    ) -> Result<Self, Error> {
+        let conn = if paths.sqlite.exists() {
+            Some(begin(paths)?)
+        } else {
+            None
+        };
+        let (base_generation, existing) = match &conn {
+            Some(conn) => (store::generation(conn)?, store::all_documents(conn)?),
+            None => (0, HashMap::new()),
+        };
+        // We hold the write lock: anything but the committed generation is a crashed ingest's
+        // debris.
+        remove_other_generations(
+            &paths.tantivy,
+            (base_generation > 0).then_some(base_generation),
+        )?;
+        // The committed generation's lexical index should always exist; if it was removed by
+        // hand, this ingest rebuilds it from the store instead of failing.
+        let rebuild = base_generation > 0 && !paths.generation_dir(base_generation).is_dir();
+        let now_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let mut writer = Self {
+            paths,
+            conn,
+            base_generation,
+            base_index: (base_generation > 0 && !rebuild).then_some(base_generation),
+            rebuild,
+            written: HashSet::new(),
+            removed: HashSet::new(),
+            builder: None,
+            config,
+            max_chunk_bytes,
+            existing,
+            seen: HashSet::new(),
+            summary: IngestSummary::empty(&paths.name, base_generation),
+            now_unix,
+        };
+        if rebuild {
+            writer.builder()?;
+        }
+        Ok(writer)
+    }
+
+    /// The store, created (with a new collection) on first use.
+    fn conn(&mut self) -> Result<&Connection, Error> {
+        if self.conn.is_none() {
+            let conn = begin(self.paths)?;
+            if store::generation(&conn)? != 0 || !store::all_documents(&conn)?.is_empty() {
+                return Err(Error::Validation {
+                    field: "collection".to_owned(),
+                    message: "another ingest created this collection meanwhile; run this one again"
+                        .to_owned(),
+                });
+            }
+            self.conn = Some(conn);
+        }
+        self.conn
+            .as_ref()
+            .ok_or_else(|| Error::internal("ingest store missing"))
+    }
+
+    fn builder(&mut self) -> Result<&GenerationBuilder, Error> {
+        if self.builder.is_none() {
+            self.builder = Some(GenerationBuilder::start(
+                self.paths,
+                self.base_index,
+                self.base_generation + 1,
+                self.config,
+            )?);
+        }
+        self.builder
+            .as_ref()
+            .ok_or_else(|| Error::internal("generation builder missing"))
+    }
+
+    /// Whether `document_id` with `hash` is already stored; marks it seen either way.
+    pub(super) fn is_unchanged(&mut self, document_id: &str, hash: &str) -> bool {
+        self.seen.insert(document_id.to_owned());
+        self.existing
+            .get(document_id)
+            .is_some_and(|row| row.content_hash == hash)
+    }
+
+    pub(super) fn write(&mut self, doc: Prepared) -> Result<Change, Error> {
+        self.seen.insert(doc.document_id.clone());
+        let replacing = match self.existing.get(&doc.document_id) {
+            Some(row) if row.content_hash == doc.hash => return Ok(Change::Unchanged),
+            Some(_) => true,
+            None => false,
+        };
+        let spans = chunk_spans(&doc.text, self.max_chunk_bytes);
+        let chunk_ids: Vec<String> = spans
+            .iter()
+            .map(|&(start, end)| chunk_id(&doc.document_id, start, end, &doc.text[start..end]))
+            .collect();
+        self.written.insert(doc.document_id.clone());
+        let builder = self.builder()?;
+        if replacing {
+            builder.delete_document(&doc.document_id);
+        }
+        let fields = builder.fields;
+        for ((start, end), chunk_id) in spans.iter().zip(&chunk_ids) {
+            builder.add(fields.document(&ChunkDoc {
+                chunk_id,
+                document_id: &doc.document_id,
+                content: &doc.text[*start..*end],
+                source: &doc.source,
+                source_class: doc.class.as_str(),
+                extractor: doc.extractor.unwrap_or(""),
+                start: *start as u64,
+                end: *end as u64,
+            }))?;
+        }
+        if replacing {
+            self.supersede(&doc.document_id)?;
+        }
+        let chunks: Vec<NewChunk<'_>> = spans
+            .iter()
+            .zip(&chunk_ids)
+            .enumerate()
+            .map(|(i, ((start, end), id))| NewChunk {
+                chunk_id: id,
+                chunk_index: i,
+                start_offset: *start,
+                end_offset: *end,
+                content: &doc.text[*start..*end],
+            })
+            .collect();
+        store::insert_document(
+            self.conn()?,
+            &NewDocument {
+                document_id: &doc.document_id,
+                source: &doc.source,
+                source_class: doc.class,
+                extractor: doc.extractor,
+                snapshot: doc.snapshot.as_deref(),
+                content_hash: &doc.hash,
+                record_offset: doc.record_offset,
+            },
+            &chunks,
+        )?;
+        Ok(if replacing {
+            Change::Updated
+        } else {
+            Change::Added
+        })
+    }
+
+    /// Keeps a document's current chunks fetchable as superseded, then deletes it from the store.
+    fn supersede(&mut self, document_id: &str) -> Result<(), Error> {
+        let (generation, now) = (self.base_generation + 1, self.now_unix);
+        store::supersede_document(self.conn()?, document_id, generation, now)
+    }
+
+    /// Removes documents that vanished from the corpus, from the new generation and the store.
+    pub(super) fn remove(&mut self, document_ids: &[String]) -> Result<(), Error> {
+        for id in document_ids {
+            self.builder()?.delete_document(id);
+            self.supersede(id)?;
+            self.removed.insert(id.clone());
+            self.summary.removed += 1;
+        }
+        Ok(())
+    }
+
+    pub(super) fn fail(&mut self, source: impl Into<String>, reason: impl Into<String>) {
+        self.summary.failed.push(IngestFailure {
+            source: source.into(),
+            reason: reason.into(),
+        });
+    }
+
+    pub(super) fn count(&mut self, change: &Change) {
+        match change {
+            Change::Added => self.summary.added += 1,
+            Change::Updated => self.summary.updated += 1,
+            Change::Unchanged => self.summary.unchanged += 1,
+        }
+    }
+
+    /// Commits the new generation (when anything changed), sweeps what it superseded, and
+    /// returns the summary with the collection's counts. `retention_secs` is how long superseded
+    /// chunks stay fetchable.
+    pub(super) fn commit(
+        mut self,
+        retention_secs: u64,
+        progress: &mut dyn IngestProgress,
+    ) -> Result<IngestSummary, Error> {
+        if self.rebuild {
+            self.reindex_kept()?;
+        }
+        let Some(mut conn) = self.conn.take() else {
+            // A new collection to which nothing was written: nothing was created.
+            return Ok(self.summary);
+        };
+        let mut summary = self.summary;
+        if let Some(builder) = self.builder.take() {
+            progress.phase("committing");
+            let generation = self.base_generation + 1;
+            let cutoff = self
+                .now_unix
+                .saturating_sub(i64::try_from(retention_secs).unwrap_or(i64::MAX));
+            store::sweep_superseded(&conn, cutoff)?;
+            builder.finish(|| progress.commit_step(CommitStep::LexicalCommitted))?;
+            progress.commit_step(CommitStep::LexicalPublished);
+            store::set_generation(&conn, generation)?;
+            conn.execute_batch("COMMIT")
+                .map_err(store::sql_err("cannot commit the ingest"))?;
+            progress.commit_step(CommitStep::StoreCommitted);
+            summary.generation = generation;
+            remove_other_generations(&self.paths.tantivy, Some(generation))?;
+        } else {
+            conn.execute_batch("ROLLBACK")
+                .map_err(store::sql_err("cannot finish the ingest"))?;
+        }
+        remove_unreferenced_snapshots(&conn, self.paths)?;
+        let status = store::status(&mut conn)?;
+        summary.documents = status.document_count;
+        summary.chunks = status.chunk_count;
+        Ok(summary)
+    }
+
+    /// Adds the stored chunks of every document this run kept as it was to the new generation
+    /// (rebuilding a lost lexical index).
+    fn reindex_kept(&mut self) -> Result<(), Error> {
+        let kept: Vec<(String, DocumentRow)> = self
+            .existing
+            .iter()
+            .filter(|(id, _)| !self.written.contains(*id) && !self.removed.contains(*id))
+            .map(|(id, row)| (id.clone(), row.clone()))
+            .collect();
+        let conn = self
+            .conn
+            .as_ref()
+            .ok_or_else(|| Error::internal("ingest store missing"))?;
+        let builder = self
+            .builder
+            .as_ref()
+            .ok_or_else(|| Error::internal("no generation builder"))?;
+        let fields = builder.fields;
+        for (document_id, row) in kept {
+            for (chunk_id, start, end, content) in store::chunks_of(conn, &document_id)? {
+                builder.add(fields.document(&ChunkDoc {
+                    chunk_id: &chunk_id,
+                    document_id: &document_id,
+                    content: &content,
+                    source: &row.source,
+                    source_class: row.source_class.as_str(),
+                    extractor: row.extractor.as_deref().unwrap_or(""),
+                    start,
+                    end,
+                }))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A chunk's id: a digest of its document, its offsets and its bytes. It stays the same across
+/// ingests while those are unchanged (an edit elsewhere in the document does not retire it).
+fn chunk_id(document_id: &str, start: usize, end: usize, content: &str) -> String {
+    let mut id = super::sha256_hex(&[
+        document_id.as_bytes(),
+        &(start as u64).to_le_bytes(),
+        &(end as u64).to_le_bytes(),
+        content.as_bytes(),
+    ]);
+    id.truncate(20);
+    id
+}
+
+fn remove_unreferenced_snapshots(conn: &Connection, paths: &CollectionPaths) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(&paths.snapshots) else {
+        return Ok(());
+    };
+    let referenced = store::referenced_snapshots(conn)?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let keep = name.to_str().is_some_and(|n| referenced.contains(n));
+        if !keep {
+            std::fs::remove_file(entry.path())
+                .map_err(|err| Error::storage("cannot remove a stale snapshot", err))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,222 @@
+//! Opening source files under a root, and bounded reads from the opened handle.
+//!
+//! Sources live in a corpus the server does not control, so a path checked once may be something
+//! else by the time it is read: a directory swapped for a symlink, a file swapped for a FIFO. Every
+//! source read therefore goes through `open_within`, which
+//!
+//! 1. opens the path once, non-blocking (a FIFO or a device never blocks the open) and without
+//!    acquiring a controlling terminal;
+//! 2. refuses anything that is not a regular file, judged on the opened handle (`fstat`);
+//! 3. proves that the opened file is the one the path resolves to inside the root: the path,
+//!    resolved after the open, must lie inside the root and name the same device and inode as the
+//!    handle. A swap in between fails the comparison instead of letting an outside file through;
+//! 4. returns the handle, and every byte that is read comes from it.
+//!
+//! Reads are bounded: `read_span` reads one byte range, `read_bounded` a whole file of at most
+//! a given size, and `BoundedLines` lines of at most a given length.
+
+use std::fs::File;
+use std::io::{self, BufRead, Read};
+use std::path::Path;
+
+/// The largest file a source may be to be read whole: at ingest, and when `fetch_chunk`
+/// re-runs an extractor. Also the longest record line of a BEIR corpus.
+pub const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a source could not be opened.
+#[derive(Debug)]
+pub(crate) enum OpenError {
+    /// Missing, or not readable.
+    Unreadable(io::Error),
+    /// Not a regular file: a directory, FIFO, socket or device.
+    NotRegular,
+    /// Resolves outside the root, or the path and the opened file disagree.
+    Outside,
+}
+
+impl OpenError {
+    /// A reason to show a person: names no path.
+    pub(crate) fn reason(&self) -> String {
+        match self {
+            OpenError::Unreadable(err) => match err.kind() {
+                io::ErrorKind::NotFound => "does not exist".into(),
+                io::ErrorKind::PermissionDenied => "cannot be read: permission denied".into(),
+                _ => "cannot be read".into(),
+            },
+            OpenError::NotRegular => "is not a regular file".into(),
+            OpenError::Outside => "resolves outside the base directory".into(),
+        }
+    }
+}
+
+/// A regular file opened inside a root, with its size when opened.
+#[derive(Debug)]
+pub(crate) struct SourceFile {
+    pub(crate) file: File,
+    pub(crate) len: u64,
+}
+
+/// Opens `path` for reading if, and only if, it is a regular file inside `root` (see the module
+/// documentation for the order of checks). `root` must be canonical.
+pub(crate) fn open_within(path: &Path, root: &Path) -> Result<SourceFile, OpenError> {
+    let file = open_nonblocking(path).map_err(OpenError::Unreadable)?;
+    let meta = file.metadata().map_err(OpenError::Unreadable)?;
+    if !meta.is_file() {
+        return Err(OpenError::NotRegular);
+    }
+    let resolved = path.canonicalize().map_err(|_| OpenError::Outside)?;
+    if !resolved.starts_with(root) {
+        return Err(OpenError::Outside);
+    }
+    let now = std::fs::metadata(&resolved).map_err(|_| OpenError::Outside)?;
+    if !same_file(&meta, &now) {
+        return Err(OpenError::Outside);
+    }
+    Ok(SourceFile {
+        len: meta.len(),
+        file,
+    })
+}
+
+/// Opens `path` read-only without blocking on a FIFO or device and without acquiring a
+/// controlling terminal.
+#[cfg(unix)]
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.is_file() && b.is_file() && a.len() == b.len()
+}
+
+/// Reads bytes `start..end` of `file`; `Ok(None)` when the file is shorter than `end`.
+pub(crate) fn read_span(file: &File, start: u64, end: u64) -> io::Result<Option<Vec<u8>>> {
+    let len = usize::try_from(end.saturating_sub(start))
+        .map_err(|_| io::Error::other("span too large"))?;
+    let mut buf = vec![0; len];
+    match read_exact_at(file, &mut buf, start) {
+        Ok(()) => Ok(Some(buf)),
+        Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(err) => Err(err),
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
+/// Why a whole-file read stopped.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// The file is larger than the bound (checked before reading, and again while reading, since
+    /// a file can grow).
+    TooLarge,
+    /// Reading failed.
+    Io(io::Error),
+}
+
+/// Reads the whole file, refusing one larger than `max` bytes without reading it.
+pub(crate) fn read_bounded(source: SourceFile, max: u64) -> Result<Vec<u8>, ReadError> {
+    if source.len > max {
+        return Err(ReadError::TooLarge);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(source.len).unwrap_or(0));
+    source
+        .file
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// Lines of a reader, each with the byte offset it starts at, none longer than a bound.
+///
+/// A line longer than the bound is an error, found without ever holding more than the bound.
+pub(crate) struct BoundedLines<R> {
+    reader: R,
+    max: u64,
+    offset: u64,
+}
+
+impl<R: BufRead> BoundedLines<R> {
+    pub(crate) fn new(reader: R, max: u64, offset: u64) -> Self {
+        Self {
+            reader,
+            max,
+            offset,
+        }
+    }
+
+    /// The next line without its `\n`, and the offset it starts at; `None` at the end.
+    pub(crate) fn next_line(&mut self) -> Result<Option<(u64, Vec<u8>)>, ReadError> {
+        let start = self.offset;
+        let mut line = Vec::new();
+        let read = (&mut self.reader)
+            .take(self.max + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(ReadError::Io)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.offset += read as u64;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if line.len() as u64 > self.max {
+            return Err(ReadError::TooLarge);
+        }
+        Ok(Some((start, line)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_carry_their_offsets_and_a_long_line_is_refused() {
+        let text = b"ab\n\ncdef\nlast";
+        let mut lines = BoundedLines::new(&text[..], 4, 0);
+        let mut seen = Vec::new();
+        while let Some((offset, line)) = lines.next_line().expect("within bound") {
+            seen.push((offset, String::from_utf8(line).expect("utf8")));
+        }
+        assert_eq!(
+            seen,
+            [
+                (0, "ab".to_owned()),
+                (3, String::new()),
+                (4, "cdef".to_owned()),
+                (9, "last".to_owned())
+            ]
+        );
+        let mut long = BoundedLines::new(&b"abcde\n"[..], 4, 0);
+        assert!(matches!(long.next_line(), Err(ReadError::TooLarge)));
+    }
+}
