@@ -30,6 +30,9 @@
 //!
 //! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
 //! which a rebinding page can set — and a request with no Host, or more than one, is refused.
+//! Over HTTP/1.x only an HTTP/1.0 request without Host gets that far: actix-http's parser refuses
+//! HTTP/1.1 without Host, and two Hosts in any version, itself, with an empty 400
+//! (docs/limits.md).
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
 //! both to every route, before any body is read; the MCP HTTP transport checks again itself so
 //! it stays safe if mounted in another app.
