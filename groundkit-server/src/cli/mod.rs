@@ -77,7 +77,8 @@ pub struct IngestArgs {
     /// Largest chunk, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_CHUNK_BYTES)]
     pub chunk_bytes: usize,
-    /// Seconds that chunks replaced or removed by this ingest stay fetchable (as superseded).
+    /// Keep superseded chunks (replaced or removed by an ingest) fetchable for SECONDS: when this
+    /// ingest commits a change, it forgets those superseded longer ago.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SUPERSEDED_RETENTION.as_secs())]
     pub keep_superseded: u64,
     /// Print the summary as JSON.

@@ -60,8 +60,8 @@ pub struct IngestOptions {
     pub fetch_timeout: Duration,
     /// Lexical index writer tunables.
     pub writer: WriterConfig,
-    /// How long chunks that this ingest replaces or removes stay fetchable (as `superseded`).
-    /// They are dropped by the first ingest that commits after the window has passed.
+    /// How long superseded chunks (replaced or removed by an ingest) stay fetchable: when this
+    /// ingest commits a change, it drops those superseded longer ago than this.
     pub superseded_retention: Duration,
 }
 
