@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use groundkit_server::AppState;
-use groundkit_server::guard::{BindTarget, HostPolicy};
+use groundkit_server::guard::{AllowedHosts, BindTarget, HostPolicy};
 
 /// A server running on a loopback port in a background thread; stopped on drop.
 pub struct TestServer {
@@ -25,7 +25,11 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local address");
         if state.hosts == HostPolicy::default() {
-            state.hosts = HostPolicy::derive(&BindTarget::Loopback(addr.ip()), addr);
+            state.hosts = HostPolicy::derive(
+                &BindTarget::Loopback(addr.ip()),
+                addr,
+                &AllowedHosts::default(),
+            );
         }
         Self::serve(Arc::new(state), listener)
     }
@@ -222,4 +226,19 @@ impl Write for LogSink {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// The problem JSON of an MCP `tools/call` error result, checked for the shape clients expect:
+/// `isError: true`, the problem in the one text block, and no `structuredContent` (which would
+/// not match the tool's `outputSchema`).
+pub fn tool_error(result: &serde_json::Value) -> serde_json::Value {
+    assert_eq!(result["isError"], true, "an error result: {result}");
+    assert!(
+        result.get("structuredContent").is_none(),
+        "an error result carries no structuredContent: {result}"
+    );
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text block: {result}"));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("problem JSON in the text ({e}): {text}"))
 }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default)]
 pub struct ConformanceContext;
 
-/// Arguments of every fixture tool: none.
+/// The fixture tools take no arguments.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct NoArguments {}

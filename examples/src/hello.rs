@@ -52,7 +52,7 @@ pub struct Language {
     pub greeting_word: String,
 }
 
-/// Arguments of `greet`: both come from the path.
+/// Whom to greet, and in which language.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct GreetRequest {
@@ -96,7 +96,7 @@ pub async fn greet(ctx: &HelloContext, request: GreetRequest) -> Result<Greeting
     })
 }
 
-/// Arguments of `list_languages`: none.
+/// `list_languages` takes no arguments.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ListLanguagesRequest {}
@@ -119,7 +119,7 @@ pub async fn list_languages(
     })
 }
 
-/// Arguments of `text_stats`.
+/// The text to measure, and how many frequent words to report.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct TextStatsRequest {
@@ -141,6 +141,7 @@ pub struct TextStats {
     /// The most frequent words, most frequent first (ties by word).
     pub top_words: Vec<WordCount>,
     /// The longest word, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub longest_word: Option<WordCount>,
 }
 

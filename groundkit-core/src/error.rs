@@ -40,7 +40,7 @@ pub enum Error {
     },
     /// A named collection does not exist. The name has passed validation, so echoing it is safe.
     #[error(
-        "collection '{name}' does not exist; collections are created by `grk ingest`, never by reading one"
+        "collection '{name}' does not exist; call list_collections for the collections this server has"
     )]
     CollectionNotFound {
         /// The (validated) collection name.
@@ -60,6 +60,10 @@ pub enum Error {
         /// The identifier the caller gave.
         id: String,
     },
+    /// An MCP session id names no live session. The id is not echoed: it is the caller's
+    /// credential-like token, and a log or proxy that records error bodies should not get it.
+    #[error("this MCP session does not exist or has expired; send initialize to start a new one")]
+    SessionNotFound,
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
@@ -83,6 +87,12 @@ pub enum Error {
     PayloadTooLarge {
         /// The configured limit in bytes.
         limit: usize,
+    },
+    /// The client did not send the whole body within the server's body-read deadline.
+    #[error("the request body did not arrive within {seconds} s")]
+    BodyTimeout {
+        /// The deadline, in whole seconds.
+        seconds: u64,
     },
     /// The body is not `application/json`.
     #[error("the request body must be application/json")]
@@ -190,13 +200,14 @@ impl Error {
             Error::Validation { .. } => M::new("validation_error", 422, true),
             Error::CollectionNotFound { .. } => M::new("collection_not_found", 404, true),
             Error::ChunkNotFound { .. } => M::new("chunk_not_found", 404, true),
-            Error::NotFound { .. } => M::new("not_found", 404, true),
-            Error::RerankerNotConfigured => M::new("reranker_not_configured", 400, true),
-            Error::DenseUnavailable { .. } => M::new("dense_unavailable", 400, true),
+            Error::NotFound { .. } | Error::SessionNotFound => M::new("not_found", 404, true),
+            Error::RerankerNotConfigured => M::new("reranker_not_configured", 409, true),
+            Error::DenseUnavailable { .. } => M::new("dense_unavailable", 409, true),
             Error::RouteNotFound => M::new("route_not_found", 404, true),
             Error::MethodNotAllowed => M::new("method_not_allowed", 405, true),
             Error::QueryStringRefused => M::new("query_string_refused", 400, true),
             Error::PayloadTooLarge { .. } => M::new("payload_too_large", 413, true),
+            Error::BodyTimeout { .. } => M::new("body_timeout", 408, true),
             Error::UnsupportedMediaType => M::new("unsupported_media_type", 415, true),
             Error::NotAcceptable => M::new("not_acceptable", 406, true),
             Error::ForbiddenHost => M::new("forbidden_host", 403, true),

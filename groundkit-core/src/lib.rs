@@ -1,8 +1,8 @@
 //! groundkit runtime.
 //!
-//! The framework half (always built): tool specs and the sealed side-effect model ([`tool`]),
-//! scoped registries ([`registry`]), the one error type ([`error`]), request parsing
-//! ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval half (feature
+//! The framework half (always built): tool specs and the sealed side-effect model
+//! ([`tool`](mod@tool)), scoped registries ([`registry`]), the one error type ([`error`]),
+//! request parsing ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval half (feature
 //! `retrieval`, on by default): collections, ingest, lexical search and citation verification.
 
 pub mod error;

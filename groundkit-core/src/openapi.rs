@@ -1,7 +1,9 @@
 //! OpenAPI 3.1 description of a registry's REST surface, from the same specs and schemas.
 //!
-//! OpenAPI 3.1 uses JSON Schema 2020-12, so the tool schemas go in unchanged. A POST body is the
-//! input schema without the path parameters (they travel in the path); a GET has no body.
+//! OpenAPI 3.1 uses JSON Schema 2020-12, so the tool schemas go in unchanged, except that named
+//! types (a tool's request body and response, and every type they contain) are written once under
+//! `components.schemas` and referenced, so generated clients get short, shared names. A POST body
+//! is the input schema without the path parameters (they travel in the path); a GET has no body.
 
 use serde_json::{Map, Value, json};
 
@@ -21,9 +23,14 @@ pub struct ApiInfo {
 /// The OpenAPI 3.1 document for every tool in `registry`.
 pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
     let mut paths = Map::new();
+    let mut components = Map::new();
+    components.insert("Problem".into(), problem_schema());
     for spec in registry.tools() {
         let route = spec.route();
-        let input = spec.input_schema();
+        let mut input = spec.input_schema_with_components();
+        let mut output = spec.output_schema_with_components();
+        lift_components(&mut input, &mut components);
+        lift_components(&mut output, &mut components);
         let mut operation = Map::new();
         operation.insert("operationId".into(), json!(spec.name()));
         operation.insert("summary".into(), json!(spec.summary()));
@@ -52,7 +59,7 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
                 "requestBody".into(),
                 json!({
                     "required": true,
-                    "content": {"application/json": {"schema": body_schema(input, route.params)}},
+                    "content": {"application/json": {"schema": named(body_schema(input, route.params), &mut components)}},
                 }),
             );
         }
@@ -61,11 +68,11 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
             json!({
                 "200": {
                     "description": "The tool's result.",
-                    "content": {"application/json": {"schema": spec.output_schema()}},
+                    "content": {"application/json": {"schema": named(output, &mut components)}},
                 },
                 "default": {
                     "description": "An error, rendered as RFC 9457 problem details.",
-                    "content": {"application/problem+json": {"schema": problem_schema()}},
+                    "content": {"application/problem+json": {"schema": reference("Problem")}},
                 },
             }),
         );
@@ -80,7 +87,92 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
         "info": {"title": info.title, "version": info.version},
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "paths": paths,
+        "components": {"schemas": components},
     })
+}
+
+fn reference(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// Move the named types `schema` carries (under its `components.schemas`) into `components`.
+///
+/// Types are named by their Rust name; two different types of one name (from two modules) keep
+/// the first name and are told apart by a numeric suffix, rewriting the references to the
+/// second.
+fn lift_components(schema: &mut Value, components: &mut Map<String, Value>) {
+    let Some(Value::Object(mut named)) = schema
+        .as_object_mut()
+        .and_then(|root| root.remove("components"))
+        .and_then(|mut c| c.get_mut("schemas").map(Value::take))
+    else {
+        return;
+    };
+    let mut renames = Vec::new();
+    for (name, definition) in &named {
+        let unique = unique_name(name, definition, components);
+        if &unique != name {
+            renames.push((name.clone(), unique));
+        }
+    }
+    for (from, to) in &renames {
+        rewrite_refs(schema, from, to);
+        named.values_mut().for_each(|d| rewrite_refs(d, from, to));
+    }
+    for (name, definition) in named {
+        let unique = renames
+            .iter()
+            .find(|(from, _)| *from == name)
+            .map_or(name, |(_, to)| to.clone());
+        components.entry(unique).or_insert(definition);
+    }
+}
+
+/// `name`, or `name2`, `name3`, ... : the first that is free or already holds `definition`.
+fn unique_name(name: &str, definition: &Value, components: &Map<String, Value>) -> String {
+    (1..)
+        .map(|n| match n {
+            1 => name.to_owned(),
+            n => format!("{name}{n}"),
+        })
+        .find(|candidate| {
+            components
+                .get(candidate)
+                .is_none_or(|held| held == definition)
+        })
+        .unwrap_or_else(|| name.to_owned())
+}
+
+fn rewrite_refs(schema: &mut Value, from: &str, to: &str) {
+    let target = format!("#/components/schemas/{from}");
+    match schema {
+        Value::Object(object) => {
+            if object.get("$ref").and_then(Value::as_str) == Some(target.as_str()) {
+                object.insert("$ref".into(), json!(format!("#/components/schemas/{to}")));
+            }
+            object.values_mut().for_each(|v| rewrite_refs(v, from, to));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rewrite_refs(v, from, to)),
+        _ => {}
+    }
+}
+
+/// A root schema (a request body or a response) as a component named by its `title`, and the
+/// reference to it; a schema without a title stays in place.
+fn named(mut schema: Value, components: &mut Map<String, Value>) -> Value {
+    let Some(title) = schema
+        .get("title")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return schema;
+    };
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("title");
+    }
+    let unique = unique_name(&title, &schema, components);
+    components.entry(unique.clone()).or_insert(schema);
+    reference(&unique)
 }
 
 fn body_schema(mut input: Value, params: &[&str]) -> Value {

@@ -74,6 +74,17 @@ pub enum RegistryError {
         /// "input" or "output".
         which: &'static str,
     },
+    /// The output can hold `null`: clients that map schemas onto a single-`type` dialect reject
+    /// it. An optional field is omitted instead (`skip_serializing_if = "Option::is_none"`).
+    #[error(
+        "tool `{tool}`: output field `{field}` may be null; omit it when absent with #[serde(skip_serializing_if = \"Option::is_none\")]"
+    )]
+    NullableOutput {
+        /// The tool.
+        tool: String,
+        /// Where in the output schema (a JSON pointer).
+        field: String,
+    },
 }
 
 /// The tools served with context type `Ctx`, in a deterministic (name) order.
@@ -203,6 +214,12 @@ fn check_schemas(spec: &ToolSpec) -> Result<(), RegistryError> {
             });
         }
     }
+    if let Some(field) = nullable(&output, String::new()) {
+        return Err(RegistryError::NullableOutput {
+            tool: tool(),
+            field,
+        });
+    }
     let properties: BTreeMap<&str, _> = input
         .get("properties")
         .and_then(|p| p.as_object())
@@ -226,6 +243,31 @@ fn check_schemas(spec: &ToolSpec) -> Result<(), RegistryError> {
             field: (*field).to_owned(),
         }),
         _ => Ok(()),
+    }
+}
+
+/// The JSON pointer of the first place in `schema` that admits `null`.
+fn nullable(schema: &serde_json::Value, at: String) -> Option<String> {
+    use serde_json::Value;
+    match schema {
+        Value::Object(object) => {
+            let admits_null = match object.get("type") {
+                Some(Value::String(t)) => t == "null",
+                Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+                _ => false,
+            };
+            if admits_null {
+                return Some(at);
+            }
+            object
+                .iter()
+                .find_map(|(key, child)| nullable(child, format!("{at}/{key}")))
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nullable(item, format!("{at}/{i}"))),
+        _ => None,
     }
 }
 

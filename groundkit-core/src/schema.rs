@@ -1,43 +1,109 @@
 //! JSON Schemas of tool inputs and outputs, in the one dialect every surface sends.
 //!
-//! JSON Schema 2020-12 (the MCP default dialect, so no `$schema` key is emitted) with definitions
-//! inlined so the root is never a `$ref`. In *input* schemas an optional field is rendered as its
-//! plain type: a field that may be omitted does not also need to admit `null`, and
-//! `["string", "null"]` or an `anyOf` with a null branch is rejected by some MCP clients. Output
-//! schemas keep `null` where the response really serializes it, because clients validate
-//! `structuredContent` against them.
+//! JSON Schema 2020-12 (the MCP default dialect, so no `$schema` key is emitted), rendered for
+//! the strictest consumers that read it (MCP clients validating `structuredContent`, Ajv, code
+//! generators):
+//!
+//! - **Definitions** are inlined for MCP, so the root is never a `$ref` and no client has to
+//!   resolve one; OpenAPI gets the same schemas with named types as shared
+//!   `#/components/schemas/<Name>` ([`Definitions`]).
+//! - **A unit enum is an `enum`** of its spellings, never a `oneOf` of `const` branches (which
+//!   some generators read as its first branch only); the variants' doc comments are folded into
+//!   the field's description.
+//! - **Only standard `format`s.** The non-standard ones schemars writes for Rust numbers
+//!   (`uint32`, `double`, ...) are dropped; bounds stay as `minimum`/`maximum`.
+//! - **No `null`, no `type` arrays.** A field that may be absent is optional and plain: requests
+//!   omit it (sending `null` is refused) and responses omit it (`skip_serializing_if`), so a
+//!   schema never needs `["string", "null"]` or an `anyOf` with a null branch.
 
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
+use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value};
 
-/// The schema of a request type `T` as every surface (REST, MCP, OpenAPI) sends it.
-pub fn input_schema<T: JsonSchema + ?Sized>() -> Value {
-    let mut schema = output_schema::<T>();
-    strip_optional_nulls(&mut schema);
-    schema
+/// How the named types inside a schema are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Definitions {
+    /// Every subschema in place (what MCP `tools/list` sends).
+    Inline,
+    /// Named types as `{"$ref": "#/components/schemas/<Name>"}`, their schemas under the
+    /// root's `components.schemas` (for an OpenAPI document to lift into its own components).
+    Components,
 }
 
-/// The schema of a response type `T` as every surface sends it.
-pub fn output_schema<T: JsonSchema + ?Sized>() -> Value {
+/// The formats JSON Schema 2020-12 defines; any other `format` is dropped.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The schema of a request type `T` as every surface (REST, MCP, OpenAPI) sends it: what it
+/// deserializes (an `Option` field may be omitted).
+pub fn input_schema<T: JsonSchema + ?Sized>(definitions: Definitions) -> Value {
+    schema_for::<T>(Contract::Deserialize, definitions)
+}
+
+/// The schema of a response type `T` as every surface sends it: what it serializes. An
+/// `Option` field is optional only with `#[serde(skip_serializing_if = "Option::is_none")]`;
+/// without it the field is required and may be `null`, which the registry refuses
+/// ([`RegistryError::NullableOutput`](crate::RegistryError::NullableOutput)).
+pub fn output_schema<T: JsonSchema + ?Sized>(definitions: Definitions) -> Value {
+    schema_for::<T>(Contract::Serialize, definitions)
+}
+
+fn schema_for<T: JsonSchema + ?Sized>(contract: Contract, definitions: Definitions) -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| {
-            settings.inline_subschemas = true;
             settings.meta_schema = None;
+            settings.contract = contract;
+            match definitions {
+                Definitions::Inline => settings.inline_subschemas = true,
+                Definitions::Components => {
+                    settings.definitions_path = "/components/schemas".into();
+                }
+            }
         })
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     if let Value::Object(root) = &mut schema {
         root.remove("$defs");
     }
+    normalize(&mut schema);
+    if let Some(Value::Object(named)) = schema.pointer_mut("/components/schemas") {
+        named.values_mut().for_each(normalize);
+    }
     schema
 }
 
-/// Rewrite every non-required property whose schema admits `null` into the plain schema.
-fn strip_optional_nulls(schema: &mut Value) {
+/// Apply the module's rules to `schema` and every subschema it holds.
+fn normalize(schema: &mut Value) {
     let Value::Object(object) = schema else {
         return;
     };
+    enum_from_consts(object);
+    if object
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| !STANDARD_FORMATS.contains(&format))
+    {
+        object.remove("format");
+    }
     let required: Vec<String> = object
         .get("required")
         .and_then(Value::as_array)
@@ -57,16 +123,64 @@ fn strip_optional_nulls(schema: &mut Value) {
     for (key, value) in object.iter_mut() {
         match (key.as_str(), value) {
             ("properties" | "patternProperties", Value::Object(children)) => {
-                children.values_mut().for_each(strip_optional_nulls)
+                children.values_mut().for_each(normalize)
             }
-            ("items" | "additionalProperties" | "not" | "contains", child) => {
-                strip_optional_nulls(child)
-            }
+            ("items" | "additionalProperties" | "not" | "contains", child) => normalize(child),
             ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
-                children.iter_mut().for_each(strip_optional_nulls)
+                children.iter_mut().for_each(normalize)
             }
             _ => {}
         }
+    }
+}
+
+/// Rewrite a `oneOf` (or `anyOf`) whose every branch is a string `const` into `enum`, folding
+/// the branches' descriptions into the schema's own.
+fn enum_from_consts(object: &mut Map<String, Value>) {
+    for key in ["oneOf", "anyOf"] {
+        let Some(Value::Array(branches)) = object.get(key) else {
+            continue;
+        };
+        let constants: Option<Vec<(String, Option<String>)>> = branches
+            .iter()
+            .map(|branch| {
+                let branch = branch.as_object()?;
+                let only_known = branch
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "const" | "type" | "description"));
+                let constant = branch.get("const")?.as_str()?;
+                only_known.then(|| {
+                    let description = branch.get("description").and_then(Value::as_str);
+                    (constant.to_owned(), description.map(str::to_owned))
+                })
+            })
+            .collect();
+        let Some(constants) = constants.filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        object.remove(key);
+        let explained: Vec<String> = constants
+            .iter()
+            .filter_map(|(value, description)| {
+                description.as_ref().map(|d| format!("`{value}`: {d}"))
+            })
+            .collect();
+        if !explained.is_empty() {
+            let own = object.get("description").and_then(Value::as_str);
+            let text = match own {
+                Some(own) => format!("{own} {}", explained.join(" ")),
+                None => explained.join(" "),
+            };
+            object.insert("description".into(), Value::String(text));
+        }
+        object.insert("type".into(), Value::String("string".into()));
+        object.insert(
+            "enum".into(),
+            constants
+                .into_iter()
+                .map(|(v, _)| Value::String(v))
+                .collect(),
+        );
     }
 }
 
@@ -130,7 +244,7 @@ mod tests {
 
     #[test]
     fn optional_fields_are_plain_and_definitions_inlined() {
-        let schema = input_schema::<Request>();
+        let schema = input_schema::<Request>(Definitions::Inline);
         assert_eq!(schema["type"], "object");
         assert!(schema.get("$schema").is_none());
         assert!(schema.get("$defs").is_none());

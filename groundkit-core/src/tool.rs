@@ -17,6 +17,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::error::Error;
+use crate::schema::Definitions;
 
 /// The side effect of a tool. Sealed to read-only: see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -120,8 +121,8 @@ pub struct ToolSpec {
     route: RestRoute,
     context: fn() -> TypeId,
     context_name: fn() -> &'static str,
-    input_schema: fn() -> serde_json::Value,
-    output_schema: fn() -> serde_json::Value,
+    input_schema: fn(Definitions) -> serde_json::Value,
+    output_schema: fn(Definitions) -> serde_json::Value,
     handler: Handler,
 }
 
@@ -142,10 +143,10 @@ pub struct ToolParts {
     pub context: fn() -> TypeId,
     /// Name of the context type, for error messages.
     pub context_name: fn() -> &'static str,
-    /// JSON Schema of the arguments.
-    pub input_schema: fn() -> serde_json::Value,
-    /// JSON Schema of the output.
-    pub output_schema: fn() -> serde_json::Value,
+    /// JSON Schema of the arguments, with named types written as asked.
+    pub input_schema: fn(Definitions) -> serde_json::Value,
+    /// JSON Schema of the output, with named types written as asked.
+    pub output_schema: fn(Definitions) -> serde_json::Value,
     /// The type-erased handler.
     pub handler: Handler,
 }
@@ -214,11 +215,19 @@ impl ToolSpec {
     }
     /// JSON Schema of the arguments (2020-12, object root, definitions inlined).
     pub fn input_schema(&self) -> serde_json::Value {
-        (self.input_schema)()
+        (self.input_schema)(Definitions::Inline)
     }
-    /// JSON Schema of the output.
+    /// JSON Schema of the output (2020-12, object root, definitions inlined).
     pub fn output_schema(&self) -> serde_json::Value {
-        (self.output_schema)()
+        (self.output_schema)(Definitions::Inline)
+    }
+    /// JSON Schema of the arguments with named types as `#/components/schemas/<Name>`.
+    pub fn input_schema_with_components(&self) -> serde_json::Value {
+        (self.input_schema)(Definitions::Components)
+    }
+    /// JSON Schema of the output with named types as `#/components/schemas/<Name>`.
+    pub fn output_schema_with_components(&self) -> serde_json::Value {
+        (self.output_schema)(Definitions::Components)
     }
     /// Call the handler with a context of the type this tool is registered for.
     pub fn call<'a>(

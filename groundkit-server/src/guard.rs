@@ -3,7 +3,7 @@
 //! groundkit has no authentication, so two decisions stand in for it, and both live here.
 //!
 //! **Who can reach the socket** ([`check_bind`]). Only a loopback *address literal*
-//! (127.0.0.0/8, `::1`) binds by default. `0.0.0.0`, `::`, a routable address, and any name —
+//! (127.0.0.0/8, `::1`, and their IPv4-mapped form `::ffff:127.0.0.0/104`) binds by default. `0.0.0.0`, `::`, a routable address, and any name —
 //! even `localhost`, whose resolution this process does not control — are refused unless the
 //! operator passes `--allow-remote-access`, and then a warning names what is published. The
 //! classification uses the standard library's IP types and never resolves a name: a resolver
@@ -22,8 +22,17 @@
 //! errors are not the same size: a wrong answer here costs a refused client, not a published
 //! corpus.
 //!
+//! The operator can name the Hosts clients use (`--allowed-host`, [`AllowedHosts`]): the policy
+//! is then restricted to loopback names, the bound address or name, and those, whatever the bind.
+//! A wildcard bind (`0.0.0.0`, `::`) must name at least one, or say `--allow-any-host`
+//! ([`check_allowed_hosts`]): it is reachable from every network the machine is on, so an
+//! unrestricted Host would leave rebinding open through any browser there.
+//!
 //! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
 //! which a rebinding page can set — and a request with no Host, or more than one, is refused.
+//! Over HTTP/1.x only an HTTP/1.0 request without Host gets that far: actix-http's parser refuses
+//! HTTP/1.1 without Host, and two Hosts in any version, itself, with an empty 400
+//! (docs/limits.md).
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
 //! both to every route, before any body is read; the MCP HTTP transport checks again itself so
 //! it stays safe if mounted in another app.
@@ -45,12 +54,49 @@ use crate::problem;
 pub enum BindError {
     /// Not a loopback address literal, and remote access was not acknowledged.
     #[error(
-        "refusing to bind {host}: without --allow-remote-access only loopback address literals (127.0.0.0/8, ::1) may be bound; groundkit has no authentication, so anything else publishes every tool to whoever can reach it"
+        "refusing to bind {host}: without --allow-remote-access only loopback address literals (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104) may be bound; groundkit has no authentication, so anything else publishes every tool to whoever can reach it"
     )]
     NotLoopback {
         /// The address as given.
         host: String,
     },
+    /// A wildcard bind (`0.0.0.0`, `::`) that names no Host to allow: it would answer any Host,
+    /// which leaves DNS rebinding open through every browser on the network.
+    #[error(
+        "refusing to bind {host} without a Host to allow: name each Host clients use with --allowed-host NAME (repeatable), or pass --allow-any-host to turn DNS-rebinding protection off deliberately"
+    )]
+    WildcardWithoutAllowedHost {
+        /// The address as given.
+        host: String,
+    },
+}
+
+/// The Host names the operator allows beyond those derived from the bind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AllowedHosts {
+    /// `--allowed-host`: names (or address literals) clients use to reach the server.
+    pub names: Vec<String>,
+    /// `--allow-any-host`: answer any Host (DNS-rebinding protection off).
+    pub any: bool,
+}
+
+/// Refuse a wildcard bind that names no Host: it must list the Hosts it serves, or say
+/// deliberately that it serves any.
+pub fn check_allowed_hosts(
+    host: &str,
+    target: &BindTarget,
+    allowed: &AllowedHosts,
+) -> Result<(), BindError> {
+    match target {
+        BindTarget::Remote(ip)
+            if ip.to_canonical().is_unspecified() && allowed.names.is_empty() && !allowed.any =>
+        {
+            Err(BindError::WildcardWithoutAllowedHost {
+                host: host.to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// What the bind address is.
@@ -77,7 +123,9 @@ fn ip_literal(host: &str) -> Option<IpAddr> {
 /// it, everything passes and a warning says what is published.
 pub fn check_bind(host: &str, allow_remote: bool) -> Result<BindTarget, BindError> {
     let target = match ip_literal(host) {
-        Some(ip) if ip.is_loopback() => return Ok(BindTarget::Loopback(ip)),
+        // `to_canonical` reads an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as the IPv4
+        // address it maps, so a mapped loopback is loopback.
+        Some(ip) if ip.to_canonical().is_loopback() => return Ok(BindTarget::Loopback(ip)),
         Some(ip) => BindTarget::Remote(ip),
         None => BindTarget::Name(host.to_owned()),
     };
@@ -133,11 +181,7 @@ impl HostPolicy {
             .map(str::to_owned)
             .collect();
         if let Some(extra) = extra {
-            let extra = match ip_literal(extra) {
-                Some(IpAddr::V6(v6)) => format!("[{v6}]"),
-                Some(IpAddr::V4(v4)) => v4.to_string(),
-                None => extra.to_ascii_lowercase(),
-            };
+            let extra = normalise(extra);
             if !names.contains(&extra) {
                 names.push(extra);
             }
@@ -145,9 +189,40 @@ impl HostPolicy {
         Self::Restricted { names, port }
     }
 
+    /// Also allow `extra` (normalised as [`HostPolicy::loopback`] does); no change to an
+    /// unrestricted policy.
+    fn also(mut self, extra: &[String]) -> Self {
+        if let Self::Restricted { names, .. } = &mut self {
+            for name in extra {
+                let name = normalise(name);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        self
+    }
+
     /// The policy for a server bound as `target` at `bound`, derived once at start.
-    pub fn derive(target: &BindTarget, bound: SocketAddr) -> Self {
+    ///
+    /// `--allow-any-host` makes it unrestricted; `--allowed-host` names make it restricted to
+    /// this machine's loopback names, the bound address or name, and those names, whatever the
+    /// bind. Without either, the bind decides, as the module documentation describes.
+    pub fn derive(target: &BindTarget, bound: SocketAddr, allowed: &AllowedHosts) -> Self {
         let port = Some(bound.port());
+        if allowed.any {
+            tracing::warn!(
+                "--allow-any-host: Host validation is off; any page a browser on a network that reaches this server loads can call it through DNS rebinding"
+            );
+            return Self::Unrestricted;
+        }
+        if !allowed.names.is_empty() {
+            let bound_name = match target {
+                BindTarget::Loopback(ip) | BindTarget::Remote(ip) => ip.to_string(),
+                BindTarget::Name(name) => name.clone(),
+            };
+            return Self::loopback(port, Some(&bound_name)).also(&allowed.names);
+        }
         match target {
             BindTarget::Loopback(ip) => Self::loopback(port, Some(&ip.to_string())),
             BindTarget::Remote(ip) => {
@@ -159,7 +234,9 @@ impl HostPolicy {
             BindTarget::Name(name) => match (name.as_str(), bound.port()).to_socket_addrs() {
                 Ok(addrs) => {
                     let addrs: Vec<SocketAddr> = addrs.collect();
-                    if !addrs.is_empty() && addrs.iter().any(|a| !a.ip().is_loopback()) {
+                    if !addrs.is_empty()
+                        && addrs.iter().any(|a| !a.ip().to_canonical().is_loopback())
+                    {
                         tracing::warn!(
                             "Host validation is off: {name:?} resolves to an address reachable from other machines"
                         );
@@ -202,6 +279,15 @@ impl HostPolicy {
             }
             _ => false,
         }
+    }
+}
+
+/// A host name lower-cased, an IPv6 literal in brackets.
+fn normalise(name: &str) -> String {
+    match ip_literal(name) {
+        Some(IpAddr::V6(v6)) => format!("[{v6}]"),
+        Some(IpAddr::V4(v4)) => v4.to_string(),
+        None => name.to_ascii_lowercase(),
     }
 }
 
@@ -281,7 +367,14 @@ mod tests {
 
     #[test]
     fn only_loopback_literals_bind_by_default() {
-        for host in ["127.0.0.1", "127.8.9.10", "::1", "[::1]"] {
+        for host in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "::1",
+            "[::1]",
+            "::ffff:127.0.0.1",
+            "[::ffff:127.0.0.2]",
+        ] {
             assert!(
                 matches!(check_bind(host, false), Ok(BindTarget::Loopback(_))),
                 "{host}"
@@ -290,6 +383,8 @@ mod tests {
         for host in [
             "0.0.0.0",
             "::",
+            "::ffff:0.0.0.0",
+            "::ffff:192.168.1.20",
             "192.168.1.20",
             "8.8.8.8",
             "localhost",
@@ -303,7 +398,11 @@ mod tests {
     #[test]
     fn loopback_policy_allows_this_machines_names_with_and_without_port() {
         let bound: SocketAddr = "127.0.0.1:8123".parse().expect("a socket address literal");
-        let policy = HostPolicy::derive(&BindTarget::Loopback(bound.ip()), bound);
+        let policy = HostPolicy::derive(
+            &BindTarget::Loopback(bound.ip()),
+            bound,
+            &AllowedHosts::default(),
+        );
         for ok in [
             "localhost",
             "localhost:8123",
@@ -367,14 +466,56 @@ mod tests {
 
     #[test]
     fn routable_literals_are_unrestricted_and_unresolvable_names_fail_closed() {
-        let bound: SocketAddr = "0.0.0.0:9000".parse().expect("a socket address literal");
+        let none = AllowedHosts::default();
+        let bound: SocketAddr = "192.168.1.20:9000"
+            .parse()
+            .expect("a socket address literal");
         assert_eq!(
-            HostPolicy::derive(&BindTarget::Remote(bound.ip()), bound),
+            HostPolicy::derive(&BindTarget::Remote(bound.ip()), bound, &none),
             HostPolicy::Unrestricted
         );
         let name = BindTarget::Name("no-such-host.invalid".into());
-        let policy = HostPolicy::derive(&name, bound);
+        let policy = HostPolicy::derive(&name, bound, &none);
         assert!(policy.allows_host("no-such-host.invalid:9000"));
         assert!(!policy.allows_host("evil.example:9000"));
+    }
+
+    #[test]
+    fn a_wildcard_bind_must_name_its_hosts_or_allow_any_deliberately() {
+        for host in ["0.0.0.0", "::", "[::]"] {
+            let target = check_bind(host, true).expect("allowed remote");
+            let err = check_allowed_hosts(host, &target, &AllowedHosts::default())
+                .expect_err("no Host named");
+            assert!(err.to_string().contains("--allowed-host"), "{err}");
+            let named = AllowedHosts {
+                names: vec!["Corpus.LAN".into()],
+                any: false,
+            };
+            assert!(check_allowed_hosts(host, &target, &named).is_ok());
+            let any = AllowedHosts {
+                names: vec![],
+                any: true,
+            };
+            assert!(check_allowed_hosts(host, &target, &any).is_ok());
+
+            let bound = SocketAddr::new(
+                match &target {
+                    BindTarget::Remote(ip) => *ip,
+                    other => panic!("{other:?}"),
+                },
+                9000,
+            );
+            let policy = HostPolicy::derive(&target, bound, &named);
+            assert!(policy.allows_host("corpus.lan:9000"));
+            assert!(policy.allows_host("127.0.0.1:9000"));
+            assert!(!policy.allows_host("rebound.attacker.example:9000"));
+            assert!(!policy.allows_origin("http://rebound.attacker.example:9000"));
+            assert_eq!(
+                HostPolicy::derive(&target, bound, &any),
+                HostPolicy::Unrestricted
+            );
+        }
+        let specific = check_bind("192.168.1.20", true).expect("allowed remote");
+        assert!(check_allowed_hosts("192.168.1.20", &specific, &AllowedHosts::default()).is_ok());
     }
 }

@@ -24,3 +24,9 @@ pub mod service;
 pub mod state;
 
 pub use state::{AppState, Limits};
+
+/// The README's Rust, compiled (not run) as a doctest so the example a library author copies is
+/// complete.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;

@@ -1,15 +1,70 @@
 //! Logging set-up: everything to stderr (stdout belongs to MCP frames on stdio), filtered by
 //! `GROUNDKIT_LOG` (default `info`).
+//!
+//! actix-http logs a request it cannot parse (a malformed head, a missing or duplicated `Host`)
+//! at ERROR under its dispatcher's target. That is the client's mistake, not the server's, so
+//! [`init`] re-logs those lines at DEBUG (target `groundkit::client`) and passes every other
+//! line of that target on at ERROR (target `groundkit::http`).
 
+use std::fmt::Write as _;
+
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// Where actix-http's HTTP/1 dispatcher logs.
+const DISPATCHER: &str = "actix_http::h1::dispatcher";
+
+/// How the dispatcher words an error the client caused.
+const CLIENT_CAUSED: &str = "stream error: request parse error";
+
+fn from_dispatcher(meta: &Metadata<'_>) -> bool {
+    meta.target() == DISPATCHER && *meta.level() == Level::ERROR
+}
 
 /// Install the stderr subscriber. Call once, before serving anything.
 pub fn init() {
     let filter =
         EnvFilter::try_from_env("GROUNDKIT_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let output = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .with_filter(filter_fn(|meta| !from_dispatcher(meta)));
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(output)
+        .with(Relog)
         .try_init();
+}
+
+/// Re-logs the dispatcher's ERROR lines: client-caused ones at DEBUG, the rest at ERROR.
+struct Relog;
+
+impl<S: Subscriber> Layer<S> for Relog {
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        if !from_dispatcher(event.metadata()) {
+            return;
+        }
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        let message = message.0;
+        if message.starts_with(CLIENT_CAUSED) {
+            tracing::debug!(target: "groundkit::client", "{message}");
+        } else {
+            tracing::error!(target: "groundkit::http", "{message}");
+        }
+    }
+}
+
+struct Message(String);
+
+impl Visit for Message {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            let _ = write!(self.0, "{value:?}");
+        }
+    }
 }

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use crate::invoke::invoke;
 use crate::middleware::{RequestId, ResultCount, ToolName};
 use crate::problem;
-use crate::state::AppState;
+use crate::state::{AppState, Limits};
 
 /// Register one resource per tool, plus `/openapi.json`.
 pub fn configure<Ctx: Send + Sync + 'static>(
@@ -28,9 +28,9 @@ pub fn configure<Ctx: Send + Sync + 'static>(
     for spec in state.registry.tools() {
         let spec: &'static ToolSpec = spec;
         let route = spec.route();
-        let method = match route.method {
-            HttpMethod::Get => Method::GET,
-            HttpMethod::Post => Method::POST,
+        let (method, allow) = match route.method {
+            HttpMethod::Get => (Method::GET, "GET"),
+            HttpMethod::Post => (Method::POST, "POST"),
         };
         let state = Arc::clone(state);
         cfg.service(
@@ -41,7 +41,7 @@ pub fn configure<Ctx: Send + Sync + 'static>(
                         call(Arc::clone(&state), spec, req, body)
                     },
                 ))
-                .default_service(web::to(method_not_allowed)),
+                .default_service(web::to(move |req| method_not_allowed(req, allow))),
         );
     }
     let openapi = Arc::clone(&state.openapi);
@@ -55,7 +55,7 @@ pub fn configure<Ctx: Send + Sync + 'static>(
                         .body(openapi.to_string())
                 }
             }))
-            .default_service(web::to(method_not_allowed)),
+            .default_service(web::to(|req| method_not_allowed(req, "GET"))),
     );
 }
 
@@ -64,8 +64,13 @@ pub async fn route_not_found(req: HttpRequest) -> HttpResponse {
     problem::response(&Error::RouteNotFound, &RequestId::of(&req))
 }
 
-async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
-    problem::response(&Error::MethodNotAllowed, &RequestId::of(&req))
+/// 405 with the `Allow` header RFC 9110 requires, naming the one method the route serves.
+async fn method_not_allowed(req: HttpRequest, allow: &'static str) -> HttpResponse {
+    let mut response = problem::response(&Error::MethodNotAllowed, &RequestId::of(&req));
+    response
+        .headers_mut()
+        .insert(header::ALLOW, header::HeaderValue::from_static(allow));
+    response
 }
 
 async fn call<Ctx: Send + Sync + 'static>(
@@ -76,7 +81,7 @@ async fn call<Ctx: Send + Sync + 'static>(
 ) -> HttpResponse {
     let request_id = RequestId::of(&req);
     req.extensions_mut().insert(ToolName(spec.name()));
-    let result = match arguments(spec, &req, body, state.limits.max_body_bytes).await {
+    let result = match arguments(spec, &req, body, &state.limits).await {
         Ok(arguments) => invoke(&state, spec, arguments).await,
         Err(err) => Err(err),
     };
@@ -98,7 +103,7 @@ async fn arguments(
     spec: &ToolSpec,
     req: &HttpRequest,
     body: web::Payload,
-    limit: usize,
+    limits: &Limits,
 ) -> Result<Value, Error> {
     let route = spec.route();
     let mut object = Map::new();
@@ -106,22 +111,8 @@ async fn arguments(
         if !is_json(req) {
             return Err(Error::UnsupportedMediaType);
         }
-        let bytes = read_body(req, body, limit).await?;
-        object = match serde_json::from_slice::<Value>(&bytes) {
-            Ok(Value::Object(object)) => object,
-            Ok(_) => {
-                return Err(Error::InvalidRequest {
-                    field: None,
-                    message: "the request body must be a JSON object".into(),
-                });
-            }
-            Err(err) => {
-                return Err(Error::InvalidRequest {
-                    field: None,
-                    message: format!("the request body is not valid JSON: {err}"),
-                });
-            }
-        };
+        let bytes = read_body(req, body, limits).await?;
+        object = groundkit_core::request::parse_object(&bytes)?;
     }
     for param in route.params {
         let value = req.match_info().get(param).unwrap_or_default();
@@ -138,10 +129,24 @@ async fn arguments(
     Ok(Value::Object(object))
 }
 
-/// Read a request body of at most `limit` bytes: refused from its declared `Content-Length`
-/// before any byte is read, and otherwise as soon as the streamed bytes pass the limit, so an
-/// oversized body is never buffered whole. Shared by REST and MCP over HTTP.
+/// Read a request body of at most [`Limits::max_body_bytes`] within [`Limits::body_timeout`]:
+/// refused from its declared `Content-Length` before any byte is read, as soon as the streamed
+/// bytes pass the limit, and when the deadline passes, so an oversized or stalled body is never
+/// held. Shared by REST and MCP over HTTP.
 pub async fn read_body(
+    req: &HttpRequest,
+    body: web::Payload,
+    limits: &Limits,
+) -> Result<web::Bytes, Error> {
+    let deadline = limits.body_timeout;
+    tokio::time::timeout(deadline, read_capped(req, body, limits.max_body_bytes))
+        .await
+        .unwrap_or(Err(Error::BodyTimeout {
+            seconds: deadline.as_secs(),
+        }))
+}
+
+async fn read_capped(
     req: &HttpRequest,
     mut body: web::Payload,
     limit: usize,

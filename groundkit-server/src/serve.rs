@@ -11,15 +11,15 @@ use groundkit_core::Registry;
 use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
-use crate::guard::{self, BindTarget, HostPolicy};
+use crate::guard::{self, AllowedHosts, BindTarget, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
 
 /// How to serve: shared by `grk serve` and the example binaries.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// Address to bind. Only loopback address literals (127.0.0.0/8, ::1) are allowed without
-    /// `--allow-remote-access`; not even the name `localhost`.
+    /// Address to bind. Only loopback address literals (127.0.0.0/8, ::1, ::ffff:127.0.0.1)
+    /// are allowed without `--allow-remote-access`; not even the name `localhost`.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST).to_string())]
     pub host: String,
     /// TCP port to bind (0 picks a free one and logs it).
@@ -29,9 +29,45 @@ pub struct ServeArgs {
     /// server serves becomes readable by whoever can reach the address.
     #[arg(long)]
     pub allow_remote_access: bool,
+    /// A Host name (or address) clients use to reach this server, answered besides this
+    /// machine's loopback names and the bound address; repeatable. Requests naming any other
+    /// Host are refused (DNS-rebinding protection). A wildcard bind (`0.0.0.0`, `::`) needs at
+    /// least one, or `--allow-any-host`.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    pub allowed_hosts: Vec<String>,
+    /// Answer requests whatever their Host header names: DNS-rebinding protection off. For a
+    /// server behind a proxy that checks the Host itself.
+    #[arg(long, conflicts_with = "allowed_hosts")]
+    pub allow_any_host: bool,
     /// Speak MCP on stdin/stdout instead of serving HTTP (for clients that launch the server).
-    #[arg(long, conflicts_with_all = ["host", "port", "allow_remote_access"])]
+    #[arg(long, conflicts_with_all = ["host", "port", "allow_remote_access", "allowed_hosts", "allow_any_host"])]
     pub stdio: bool,
+}
+
+/// Why [`run`] stopped or never started.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The command line asks for something the server refuses (a bind the guard does not
+    /// allow): the operator's to fix, reported with exit code [`ServeError::USAGE`].
+    #[error(transparent)]
+    Usage(#[from] guard::BindError),
+    /// Binding, accepting or reading failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl ServeError {
+    /// Exit code of a usage error, as for a command line the parser refuses.
+    pub const USAGE: u8 = 2;
+
+    /// The process exit code this error ends a server with: [`Self::USAGE`] for usage errors, 1
+    /// for the rest.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            ServeError::Usage(_) => ExitCode::from(Self::USAGE),
+            ServeError::Io(_) => ExitCode::FAILURE,
+        }
+    }
 }
 
 /// The whole `main` of a binary serving one tool set: collect the registry of `Ctx`, build the
@@ -54,7 +90,7 @@ pub fn run_tools<Ctx: Send + Sync + 'static>(
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!("{title}: {err}");
-            ExitCode::FAILURE
+            err.exit_code()
         }
     }
 }
@@ -64,26 +100,29 @@ pub fn run_tools<Ctx: Send + Sync + 'static>(
 pub fn run<Ctx: Send + Sync + 'static>(
     mut state: AppState<Ctx>,
     args: &ServeArgs,
-) -> std::io::Result<()> {
+) -> Result<(), ServeError> {
     if args.stdio {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?;
         let result = runtime.block_on(mcp::stdio::run(Arc::new(state)));
         runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-        return result;
+        return Ok(result?);
     }
-    let target = guard::check_bind(&args.host, args.allow_remote_access).map_err(|err| {
-        std::io::Error::new(std::io::ErrorKind::PermissionDenied, err.to_string())
-    })?;
+    let target = guard::check_bind(&args.host, args.allow_remote_access)?;
+    let allowed = AllowedHosts {
+        names: args.allowed_hosts.clone(),
+        any: args.allow_any_host,
+    };
+    guard::check_allowed_hosts(&args.host, &target, &allowed)?;
     let listener = match &target {
         BindTarget::Loopback(ip) | BindTarget::Remote(ip) => {
             std::net::TcpListener::bind(SocketAddr::new(*ip, args.port))?
         }
         BindTarget::Name(name) => std::net::TcpListener::bind((name.as_str(), args.port))?,
     };
-    state.hosts = HostPolicy::derive(&target, listener.local_addr()?);
-    actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))
+    state.hosts = HostPolicy::derive(&target, listener.local_addr()?, &allowed);
+    Ok(actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))?)
 }
 
 /// Serve `state` over HTTP on an already-bound listener until the process is stopped. The
@@ -98,8 +137,10 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// The configured HTTP server for `state` on `listener`, not yet awaited (its
 /// [`handle`](actix_web::dev::Server::handle) stops it). Must be called inside an actix system.
 ///
-/// Header and disconnect timeouts come from [`Limits`](crate::Limits): a client that has not
-/// sent a request's headers within `header_timeout` gets 408 and the connection is closed.
+/// Header, disconnect and keep-alive timeouts come from [`Limits`]: a client that has not sent
+/// a request's headers within `header_timeout` gets 408 and the connection is closed, and an
+/// idle connection is closed after `keep_alive`. `max_connections` is shared among the
+/// `workers` (actix counts per worker), rounded up.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
@@ -112,9 +153,13 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
         mcp::http::PATH
     );
     let limits = state.limits.clone();
+    let workers = limits.workers.max(1);
     Ok(HttpServer::new(move || app::build(Arc::clone(&state)))
+        .workers(workers)
+        .max_connections(limits.max_connections.max(1).div_ceil(workers))
         .client_request_timeout(limits.header_timeout)
         .client_disconnect_timeout(limits.disconnect_timeout)
+        .keep_alive(limits.keep_alive)
         .listen(listener)?
         .run())
 }

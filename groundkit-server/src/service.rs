@@ -115,15 +115,19 @@ async fn acquire(ctx: &ServiceContext, name: &str) -> Result<Arc<OpenCollection>
 // traversal-shaped name fails argument validation before anything touches the disk; the engine
 // validates again on acquire.
 
-/// Arguments of `search`.
+/// What to search for, where, and how many results to return.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
-    /// Collection to search.
+    /// Collection to search: a name `list_collections` returns.
     #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
     pub collection: String,
     /// What to look for, as plain text (no query syntax: `+ - : "` are ordinary characters).
-    #[garde(length(chars, min = 1, max = MAX_QUERY_CHARS))]
+    /// Must contain a character that is not white space.
+    #[garde(
+        length(chars, min = 1, max = MAX_QUERY_CHARS),
+        pattern(r"[^\t\n\x0B\x0C\r \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]")
+    )]
     pub query: String,
     /// How many chunks to return (default 10).
     #[garde(range(min = 1, max = MAX_TOP_K))]
@@ -180,14 +184,14 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     .await
 }
 
-/// Arguments of `fetch_chunk`: both come from the path.
+/// Which chunk to fetch: a `chunk_id` from a `search` result and its collection.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct FetchChunkRequest {
-    /// Collection holding the chunk.
+    /// Collection holding the chunk: a name `list_collections` returns.
     #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
     pub collection: String,
-    /// The chunk id from a search result.
+    /// The `chunk_id` of a `search` result.
     #[garde(length(min = 1, max = 128))]
     pub chunk_id: String,
 }
@@ -210,7 +214,7 @@ pub async fn fetch_chunk(
     blocking(move || retrieval::fetch_chunk(&open, &request.chunk_id)).await
 }
 
-/// Arguments of `list_collections`: none.
+/// `list_collections` takes no arguments.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ListCollectionsRequest {}
@@ -229,11 +233,11 @@ pub async fn list_collections(
     Ok(ListCollectionsResponse { collections })
 }
 
-/// Arguments of `index_status`: the collection, from the path.
+/// Which collection to describe.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct IndexStatusRequest {
-    /// Collection to describe.
+    /// Collection to describe: a name `list_collections` returns.
     #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
     pub collection: String,
 }

@@ -28,10 +28,25 @@ pub struct Limits {
     pub max_sessions: usize,
     /// An MCP HTTP session unused this long is forgotten; its id then gets 404 (default 30 min).
     pub session_idle_timeout: Duration,
+    /// Time a client has to send a whole request body once its headers are in; a slower body is
+    /// refused with 408 `body_timeout` and its buffer freed (default 10 s).
+    pub body_timeout: Duration,
+    /// Messages in one JSON-RPC batch (2025-03-26 only); a longer batch is refused whole with
+    /// -32600 (default 16).
+    pub max_batch_len: usize,
     /// Time a client has to send a request's headers (default 5 s).
     pub header_timeout: Duration,
     /// Time a client has to close a connection after the response (default 5 s).
     pub disconnect_timeout: Duration,
+    /// How long an idle keep-alive connection is held open for the client's next request
+    /// (default 5 s).
+    pub keep_alive: Duration,
+    /// Open HTTP connections at once; past it, new connections wait in the listen backlog
+    /// until one closes (default 256). With the body limit and timeouts this bounds what slow
+    /// clients can hold: about `max_connections` × `max_body_bytes` for `body_timeout`.
+    pub max_connections: usize,
+    /// HTTP worker threads (default: the machine's available parallelism).
+    pub workers: usize,
 }
 
 impl Default for Limits {
@@ -43,8 +58,13 @@ impl Default for Limits {
             max_line_bytes: 16 * 1024 * 1024,
             max_sessions: 256,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            body_timeout: Duration::from_secs(10),
+            max_batch_len: 16,
             header_timeout: Duration::from_secs(5),
             disconnect_timeout: Duration::from_secs(5),
+            keep_alive: Duration::from_secs(5),
+            max_connections: 256,
+            workers: std::thread::available_parallelism().map_or(1, usize::from),
         }
     }
 }

@@ -5,30 +5,14 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from mcp import StdioServerParameters
 
-REPO = Path(__file__).resolve().parents[2]
+from servers import REPO, free_port, hello_bin, serve
 
-
-def hello_bin() -> str:
-    path = os.environ.get("HELLO_BIN", str(REPO / "target" / "debug" / "hello"))
-    if not Path(path).is_file():
-        pytest.fail(f"the hello binary is missing at {path}; build it with `cargo build -p groundkit-examples --bins`")
-    return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["REPO", "free_port", "hello_bin", "serve_http"]
 
 
 @pytest.fixture
@@ -38,20 +22,8 @@ def anyio_backend() -> str:
 
 def serve_http(command: list[str], port: int) -> Iterator[str]:
     """Run `command` (a server binding 127.0.0.1:`port`) until the caller is done with its MCP URL."""
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"{command[0]} did not start listening")
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.terminate()
-    proc.wait(timeout=10)
+    for base in serve(command, port):
+        yield f"{base}/mcp"
 
 
 @pytest.fixture(scope="session")

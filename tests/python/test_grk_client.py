@@ -4,27 +4,19 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
 
-from conftest import REPO, free_port, serve_http
+from conftest import free_port, serve_http
+from servers import grk_bin, ingest
 
 pytestmark = pytest.mark.anyio
 
 MODES = ["auto", "legacy"]
 TOOLS = ["fetch_chunk", "index_status", "list_collections", "search"]
-
-
-def grk_bin() -> str:
-    path = os.environ.get("GRK_BIN", str(REPO / "target" / "debug" / "grk"))
-    if not Path(path).is_file():
-        pytest.fail(f"the grk binary is missing at {path}; build it with `cargo build -p groundkit-server --bin grk`")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +27,7 @@ def collection(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     base.mkdir()
     (base / "tea.md").write_text("# Tea\n\nGreen tea is steeped at 80 degrees for two minutes.\n")
     (base / "chain.txt").write_text("Clean the bicycle chain, then oil each link sparingly.\n")
-    subprocess.run(
-        [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "ingest", "--collection", "papers", str(base)],
-        check=True,
-        capture_output=True,
-    )
+    ingest(base, index, "papers")
     return base, index
 
 

@@ -57,15 +57,16 @@ impl SourceClass {
 /// Where a chunk came from, precisely enough to check it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Citation {
-    /// The document the chunk belongs to.
+    /// The id of the document (source) the chunk belongs to.
     pub document_id: String,
-    /// The chunk.
+    /// The chunk's id.
     pub chunk_id: String,
     /// The source: a path relative to the base directory, or the URL of a snapshot.
     pub source: String,
     /// How the text was obtained.
     pub source_class: SourceClass,
     /// The extractor (`name@version`) for `extracted` sources and extracted snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub extractor: Option<String>,
     /// Byte offset where the chunk starts in the source text.
     pub start_offset: u64,
@@ -89,9 +90,9 @@ pub enum Verification {
 /// One chunk, its citation and a fresh verification verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FetchChunkResponse {
-    /// The chunk.
+    /// The chunk's id.
     pub chunk_id: String,
-    /// Its document.
+    /// The id of the document (source) the chunk belongs to.
     pub document_id: String,
     /// Position of the chunk in its document, from 0.
     pub chunk_index: u32,
@@ -100,11 +101,16 @@ pub struct FetchChunkResponse {
     /// Whether the source still says what was indexed.
     pub verification: Verification,
     /// The text read back from the source; present only when `verified`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// Why the verdict is not `verified`, in terms of the source (never a path).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    /// True when a later ingest replaced or removed this chunk. A superseded chunk stays
-    /// fetchable for the collection's retention window (24 hours by default), then is gone.
+    /// True when this chunk is no longer one that `search` can return: an ingest since it was
+    /// indexed found its source changed or removed. `verification` still checks the source as it
+    /// is now, so a superseded chunk is usually `drifted` or `unresolvable`. Superseded chunks stay
+    /// fetchable for a retention window (24 hours by default); once it has passed, a later ingest
+    /// forgets them and fetching one fails with `chunk_not_found`.
     pub superseded: bool,
 }
 

@@ -105,13 +105,12 @@ pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {
     }
 }
 
-/// The names of the collections in an index directory, as the service returns them (an object,
-/// since MCP structured content must be one).
+/// The collections this server can search.
 #[derive(
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub struct ListCollectionsResponse {
-    /// Collection names, sorted.
+    /// Collection names, sorted; pass one as `collection` to the other tools.
     pub collections: Vec<String>,
 }
 

@@ -312,27 +312,30 @@ impl CollectionRuntime {
 pub struct IndexStatus {
     /// The collection.
     pub collection: String,
-    /// Documents, by aggregate query.
+    /// How many documents (ingested sources) the collection holds.
     pub document_count: u64,
-    /// Chunks, by aggregate query.
+    /// How many chunks (searchable passages) the collection holds.
     pub chunk_count: u64,
-    /// The embedder of the collection's vectors; none until an embedder is used.
+    /// The embedder of the collection's vectors; absent when it was ingested without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbeddingIdentity>,
     /// Whether dense and hybrid search can run.
     pub dense_search_available: bool,
-    /// The committed generation.
+    /// The collection's generation: it grows by one with every ingest that changes it.
     pub generation: u64,
-    /// The on-disk schema version.
+    /// Version of the collection's storage format.
     pub schema_version: u32,
-    /// Whether the runtime caches open collections.
+    /// Whether this server keeps opened collections in memory between requests.
     pub cache_enabled: bool,
-    /// Acquires of this collection by this process.
+    /// Requests this server has served from this collection since it started.
     pub retriever_acquires: u64,
-    /// Opens (first use or moved generation) by this process.
+    /// Times this server had to open the collection: on first use and after each new
+    /// generation.
     pub retriever_rebuilds: u64,
-    /// Seconds spent opening, in total.
+    /// Seconds this server has spent opening the collection, in total.
     pub rebuild_seconds_total: f64,
-    /// Seconds the last open took.
+    /// Seconds the last open took; absent until the collection has been opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_rebuild_seconds: Option<f64>,
 }
 

@@ -24,9 +24,10 @@ pub enum SearchMode {
     /// BM25 over the analysed chunk text.
     #[default]
     Lexical,
-    /// Vector similarity; needs an embedding manifest.
+    /// Vector similarity; needs a collection ingested with an embedder.
     Dense,
-    /// Reciprocal Rank Fusion of lexical and dense; needs an embedding manifest.
+    /// Reciprocal Rank Fusion of lexical and dense; needs a collection ingested with an
+    /// embedder.
     Hybrid,
 }
 
@@ -56,13 +57,17 @@ pub struct SearchParams {
 /// One ranked chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RetrievalResult {
-    /// The chunk.
+    /// The chunk's id: pass it to `fetch_chunk` to re-verify the text against its source.
     pub chunk_id: String,
-    /// Its document.
+    /// The id of the document (source) the chunk belongs to.
     pub document_id: String,
-    /// BM25 score (>= 0; higher is better).
+    /// Relevance of this chunk to the query: higher is better, and scores compare only within
+    /// one response. In `lexical` mode (the only mode that runs without an embedder) it is the
+    /// BM25 score, >= 0; `dense` and `hybrid` would rank by vector similarity and by Reciprocal
+    /// Rank Fusion. When `metadata.reranked` is true, the order is the reranker's.
     pub score: f32,
-    /// Position in the ranking, from 1.
+    /// Position in the ranking: 1 for the best result.
+    #[schemars(range(min = 1))]
     pub rank: u32,
     /// The indexed chunk text.
     pub content: String,
@@ -84,8 +89,10 @@ pub struct SearchMetadata {
     /// Whether a reranker reordered the results.
     pub reranked: bool,
     /// The reranker's model, when reranked.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rerank_model: Option<String>,
     /// How many candidates the reranker saw, when reranked.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rerank_input_depth: Option<u32>,
 }
 
@@ -94,7 +101,7 @@ pub struct SearchMetadata {
 pub struct SearchResponse {
     /// The ranked chunks, best first.
     pub results: Vec<RetrievalResult>,
-    /// `results.len()`.
+    /// How many results were returned (at most `top_k`; fewer when fewer chunks match).
     pub total_results: u32,
     /// How they were produced.
     pub metadata: SearchMetadata,

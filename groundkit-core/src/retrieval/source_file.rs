@@ -2,7 +2,7 @@
 //!
 //! Sources live in a corpus the server does not control, so a path checked once may be something
 //! else by the time it is read: a directory swapped for a symlink, a file swapped for a FIFO. Every
-//! source read therefore goes through [`open_within`], which
+//! source read therefore goes through `open_within`, which
 //!
 //! 1. opens the path once, non-blocking (a FIFO or a device never blocks the open) and without
 //!    acquiring a controlling terminal;
@@ -14,8 +14,8 @@
 //!    inode, a weaker check that a swap between resolution and comparison can defeat;
 //! 4. returns the handle, and every byte that is read comes from it.
 //!
-//! Reads are bounded: [`read_span`] reads one byte range, [`read_bounded`] a whole file of at most
-//! a given size, and [`BoundedLines`] lines of at most a given length.
+//! Reads are bounded: `read_span` reads one byte range, `read_bounded` a whole file of at most
+//! a given size, and `BoundedLines` lines of at most a given length.
 
 use std::fs::File;
 use std::io::{self, BufRead, Read};

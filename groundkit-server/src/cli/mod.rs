@@ -182,22 +182,36 @@ pub fn main() -> ExitCode {
     run(Cli::parse())
 }
 
+/// The exit codes of `grk` (the README lists them).
+pub mod exit {
+    /// The command did what it was asked; for `ingest`, every source was ingested.
+    pub const SUCCESS: u8 = 0;
+    /// The command failed (storage, a missing collection, ...); the error is on stderr.
+    pub const ERROR: u8 = 1;
+    /// The command line is wrong: arguments the parser refuses, or a bind `serve` refuses.
+    pub const USAGE: u8 = crate::serve::ServeError::USAGE;
+    /// `ingest`: some sources failed (listed in the summary); the others were ingested.
+    pub const SOME_SOURCES_FAILED: u8 = 3;
+    /// `ingest`: no source yielded a document, so the collection holds nothing new.
+    pub const NOTHING_INGESTED: u8 = 4;
+}
+
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Ingest(args) => ingest(&cli, args),
-        Command::Search(args) => search(&cli, args),
-        Command::Fetch(args) => fetch(&cli, args),
-        Command::Status(args) => status(&cli, args),
-        Command::List(args) => list(&cli, args),
-        Command::Eval(args) => eval(&cli, args),
-        Command::Serve(args) => serve(&cli, args),
+        Command::Search(args) => search(&cli, args).map(|()| exit::SUCCESS),
+        Command::Fetch(args) => fetch(&cli, args).map(|()| exit::SUCCESS),
+        Command::Status(args) => status(&cli, args).map(|()| exit::SUCCESS),
+        Command::List(args) => list(&cli, args).map(|()| exit::SUCCESS),
+        Command::Eval(args) => eval(&cli, args).map(|()| exit::SUCCESS),
+        Command::Serve(args) => return serve(&cli, args),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(err) => {
             report_error(&err);
-            ExitCode::FAILURE
+            ExitCode::from(exit::ERROR)
         }
     }
 }
@@ -224,11 +238,16 @@ fn runtime(cli: &Cli) -> CollectionRuntime {
     CollectionRuntime::new(cli.index_dir.clone(), cli.base_dir.clone(), 4)
 }
 
-fn serve(cli: &Cli, args: &ServeCommand) -> Result<(), Error> {
+fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
     use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
     crate::logging::init();
-    let registry = groundkit_core::Registry::<ServiceContext>::collect()
-        .map_err(|err| Error::internal(format!("the service tools cannot be served: {err}")))?;
+    let registry = match groundkit_core::Registry::<ServiceContext>::collect() {
+        Ok(registry) => registry,
+        Err(err) => {
+            eprintln!("error: the service tools cannot be served: {err}");
+            return ExitCode::from(exit::ERROR);
+        }
+    };
     let runtime = CollectionRuntime::new(
         cli.index_dir.clone(),
         cli.base_dir.clone(),
@@ -244,10 +263,18 @@ fn serve(cli: &Cli, args: &ServeCommand) -> Result<(), Error> {
         info,
         crate::Limits::default(),
     );
-    crate::serve::run(state, &args.serve).map_err(|err| Error::storage("the server stopped", err))
+    match crate::serve::run(state, &args.serve) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            err.exit_code()
+        }
+    }
 }
 
-fn ingest(cli: &Cli, args: &IngestArgs) -> Result<(), Error> {
+/// Ingest, then exit with [`exit::NOTHING_INGESTED`] when no source yielded a document and
+/// [`exit::SOME_SOURCES_FAILED`] when some sources failed, so a script can tell.
+fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
     let mut options = IngestOptions::new(
         cli.index_dir.clone(),
         cli.base_dir.clone(),
@@ -265,11 +292,18 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<(), Error> {
     progress.finish();
     let summary = summary?;
     if args.json {
-        print_json(&summary)
+        print_json(&summary)?;
     } else {
         output::print_ingest(&summary);
-        Ok(())
     }
+    let ingested = summary.added + summary.updated + summary.unchanged;
+    Ok(if ingested == 0 {
+        exit::NOTHING_INGESTED
+    } else if !summary.failed.is_empty() {
+        exit::SOME_SOURCES_FAILED
+    } else {
+        exit::SUCCESS
+    })
 }
 
 fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {

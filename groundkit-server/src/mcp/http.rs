@@ -109,12 +109,9 @@ fn accepts(req: &HttpRequest) -> Accepts {
     }
 }
 
-fn session_error(error: SessionError, id: &str) -> Error {
+fn session_error(error: SessionError) -> Error {
     match error {
-        SessionError::Unknown => Error::NotFound {
-            resource: "session",
-            id: id.to_owned(),
-        },
+        SessionError::Unknown => Error::SessionNotFound,
         SessionError::Full => Error::Overloaded,
     }
 }
@@ -142,7 +139,7 @@ async fn post<Ctx: Send + Sync + 'static>(
     if !is_json(&req) {
         return refuse(&Error::UnsupportedMediaType, &req);
     }
-    let bytes = match read_body(&req, body, state.limits.max_body_bytes).await {
+    let bytes = match read_body(&req, body, &state.limits).await {
         Ok(bytes) => bytes,
         Err(error) => return refuse(&error, &req),
     };
@@ -200,7 +197,7 @@ async fn post<Ctx: Send + Sync + 'static>(
             None => return refuse(&missing_session(), &req),
             Some(id) => match state.mcp.sessions.get(id) {
                 Ok(peer) => peer,
-                Err(error) => return refuse(&session_error(error, id), &req),
+                Err(error) => return refuse(&session_error(error), &req),
             },
         }
     };
@@ -222,7 +219,7 @@ async fn post<Ctx: Send + Sync + 'static>(
             Ok(id) => {
                 response.insert_header((HeaderName::from_static(SESSION_HEADER), id));
             }
-            Err(error) => return refuse(&session_error(error, ""), &req),
+            Err(error) => return refuse(&session_error(error), &req),
         }
     }
     if accept.json {
@@ -295,7 +292,7 @@ async fn delete<Ctx: Send + Sync + 'static>(
     };
     match state.mcp.sessions.remove(id) {
         Ok(()) => HttpResponse::NoContent().finish(),
-        Err(error) => refuse(&session_error(error, id), &req),
+        Err(error) => refuse(&session_error(error), &req),
     }
 }
 

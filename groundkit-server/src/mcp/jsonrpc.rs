@@ -12,6 +12,8 @@
 //! - Notifications (no `id`) and incoming responses (`result`/`error`, no `method`) are never
 //!   answered.
 //! - `params`, when present, must be an object (params by name only), else -32602.
+//! - An object in `params` that names a key twice is refused, not read as its last value: in
+//!   `tools/call` as an `isError` result like any invalid argument, elsewhere with -32602.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -46,6 +48,8 @@ pub struct Request {
     pub method: String,
     /// Named params; `None` when `params` was omitted.
     pub params: Option<Map<String, Value>>,
+    /// Why `params` is refused although it parsed: a key given twice (the map holds the last).
+    pub duplicate_key: Option<String>,
 }
 
 /// What arrived in one frame.
@@ -189,11 +193,19 @@ fn classify(text: &str) -> Message {
     let Value::String(method) = method else {
         return invalid(valid_id, "Invalid Request: method must be a string");
     };
-    let params = match envelope
-        .params
-        .as_deref()
-        .map(|raw| serde_json::from_str(raw.get()))
-    {
+    let mut duplicate_key = None;
+    let params = match envelope.params.as_deref().map(|raw| {
+        groundkit_core::request::parse_object(raw.get().as_bytes())
+            .map(Value::Object)
+            .or_else(|error| {
+                // Parse again, leniently, only to tell a duplicated key from a non-object.
+                let lenient = serde_json::from_str::<Value>(raw.get());
+                if matches!(lenient, Ok(Value::Object(_))) {
+                    duplicate_key = Some(error.to_string());
+                }
+                lenient
+            })
+    }) {
         None => None,
         Some(Ok(Value::Object(map))) => Some(map),
         Some(_) => {
@@ -218,7 +230,12 @@ fn classify(text: &str) -> Message {
             method,
             params: params.unwrap_or_default(),
         },
-        Some(id) if is_valid_id(&id) => Message::Request(Request { id, method, params }),
+        Some(id) if is_valid_id(&id) => Message::Request(Request {
+            id,
+            method,
+            params,
+            duplicate_key,
+        }),
         Some(_) => invalid(
             None,
             "Invalid Request: id must be a string or an integer (not null, fractional or structured)",

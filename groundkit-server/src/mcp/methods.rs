@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use groundkit_core::Error;
 use groundkit_core::error::rpc_code;
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
@@ -50,6 +51,8 @@ pub struct Call {
     /// back through the table's own response would serialize it again and re-validate it; the
     /// method leaves it here and the dispatcher splices it into the reply.
     pub result: ResultSlot,
+    /// Set when the request's params name a key twice: the call is refused with this message.
+    pub duplicate_key: Option<String>,
 }
 
 /// Where a method leaves its serialized result for the dispatcher (see [`Call::result`]).
@@ -153,7 +156,16 @@ fn server_info<Ctx>(state: &AppState<Ctx>) -> Value {
     json!({ "name": state.info.title, "version": state.info.version })
 }
 
+/// Negotiate the revision of a conversation, once: a second `initialize` on the same connection
+/// (stdio) or session (HTTP) is refused, since re-negotiating would silently change what every
+/// later answer looks like.
 fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: Call) -> RpcResult {
+    if call.peer.negotiated().is_some() {
+        return Err(rpc_error(
+            rpc_code::INVALID_REQUEST,
+            "Invalid Request: this connection is already initialized",
+        ));
+    }
     let requested = params.get("protocolVersion").and_then(Value::as_str);
     let revision = Revision::negotiate(requested);
     call.peer.set_negotiated(revision);
@@ -228,7 +240,13 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     let sink = token
         .zip(call.notify.clone())
         .map(|(token, out)| ProgressSink::new(token, out));
-    let outcome = progress::scope(sink, invoke(state, spec, arguments)).await;
+    let outcome = match &call.duplicate_key {
+        None => progress::scope(sink, invoke(state, spec, arguments)).await,
+        Some(message) => Err(Error::InvalidRequest {
+            field: None,
+            message: message.clone(),
+        }),
+    };
     let result = match outcome {
         Ok(output) => tools::success(&output, call.revision),
         Err(error) => {

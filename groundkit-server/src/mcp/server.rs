@@ -171,6 +171,12 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         if messages.is_empty() {
             return refuse("Invalid Request: an empty batch");
         }
+        if messages.len() > self.state.limits.max_batch_len {
+            return refuse(&format!(
+                "Invalid Request: a batch may hold at most {} messages",
+                self.state.limits.max_batch_len
+            ));
+        }
         if messages
             .iter()
             .any(|m| matches!(m, Message::Request(r) if r.method == "initialize"))
@@ -214,6 +220,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                         request_id: request_id.to_owned(),
                         notify: None,
                         result: Default::default(),
+                        duplicate_key: None,
                     };
                     let _ = self.dispatch(&method, Some(&params), call).await;
                 }
@@ -258,13 +265,24 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         let known = methods::METHODS.contains(&method)
             && !method.starts_with("notifications/")
             && !(stateless && methods::HANDSHAKE_ONLY.contains(&method));
-        let outcome = if known {
+        let duplicate_outside_a_call = request
+            .duplicate_key
+            .as_ref()
+            .filter(|_| method != "tools/call");
+        let outcome = if let (true, Some(message)) = (known, duplicate_outside_a_call) {
+            Err(ErrorFrame::new(
+                None,
+                rpc_code::INVALID_PARAMS,
+                format!("Invalid params: {message}"),
+            ))
+        } else if known {
             let call = Call {
                 revision,
                 peer: Arc::clone(peer),
                 request_id: request_id.to_owned(),
                 notify: notify.cloned(),
                 result: Default::default(),
+                duplicate_key: request.duplicate_key.clone(),
             };
             let key = jsonrpc::id_key(&id);
             let (future, handle) = abortable(self.dispatch(method, request.params.as_ref(), call));

@@ -116,16 +116,17 @@ pub fn failure(error: &Error, request_id: &str, revision: Revision) -> Failure {
     }
 }
 
-/// Whether a serialized `tools/call` result is a tool error. Results are written by [`result`]
+/// Whether a serialized `tools/call` result is a tool error. Results are written by `result`
 /// with `isError` first, so this reads a prefix instead of parsing the result.
 pub fn is_error_result(result: &str) -> bool {
     result.starts_with(r#"{"isError":true"#)
 }
 
 /// Serialize a `tools/call` result once (valid JSON by construction: `serde_json` wrote every
-/// piece): `payload` as JSON text for the text block and, where
-/// the revision has structured output, the same text as `structuredContent`; for stateless
-/// revisions, `resultType`. Written by hand so the payload is serialized a single time and the
+/// piece): `payload` as JSON text for the text block and, for a success where the revision has
+/// structured output, the same text as `structuredContent`; for stateless revisions,
+/// `resultType`. An error result carries its problem JSON in the text block only: as
+/// `structuredContent` it would not match the tool's `outputSchema`, and clients validate it. Written by hand so the payload is serialized a single time and the
 /// reply can splice it without parsing it again.
 fn result(is_error: bool, payload: &Value, revision: Revision) -> String {
     let text = payload.to_string();
@@ -138,7 +139,7 @@ fn result(is_error: bool, payload: &Value, revision: Revision) -> String {
     out.push_str(r#","content":[{"type":"text","text":"#);
     push_json_string(&mut out, &text);
     out.push_str("}]");
-    if revision.has_structured_output() {
+    if !is_error && revision.has_structured_output() {
         out.push_str(r#","structuredContent":"#);
         // The text block holds exactly this JSON; reuse it rather than serialize again.
         out.push_str(&text);

@@ -78,6 +78,7 @@ fn a_route_that_would_shadow_the_server_paths_is_refused() {
 
 mod hand_built {
     use groundkit_core::Error;
+    use groundkit_core::schema::{Definitions, output_schema};
     use groundkit_core::tool::{
         BoxFuture, ErasedContext, ReadOnly, RestRoute, ToolParts, ToolSpec,
     };
@@ -85,11 +86,11 @@ mod hand_built {
 
     pub struct HandCtx;
 
-    fn input() -> Value {
+    fn input(_: Definitions) -> Value {
         json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]})
     }
 
-    fn output() -> Value {
+    fn output(_: Definitions) -> Value {
         json!({"type": "object"})
     }
 
@@ -114,6 +115,72 @@ mod hand_built {
         output_schema: output,
         handler,
     });
+
+    fn nothing(_: Definitions) -> Value {
+        json!({"type": "object"})
+    }
+
+    /// A response whose absent note serializes as `null`.
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    pub struct Nullable {
+        /// A note.
+        pub note: Option<String>,
+    }
+
+    /// A response whose absent note is omitted.
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    pub struct Omitted {
+        /// A note.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
+    }
+
+    const fn notes(name: &'static str, output: fn(Definitions) -> Value) -> ToolSpec {
+        ToolSpec::new::<ReadOnly>(ToolParts {
+            name,
+            title: None,
+            summary: "Built by hand.",
+            description: "Built by hand.",
+            route: RestRoute {
+                method: groundkit_core::HttpMethod::Get,
+                path: "/notes",
+                params: &[],
+            },
+            context: std::any::TypeId::of::<HandCtx>,
+            context_name: std::any::type_name::<HandCtx>,
+            input_schema: nothing,
+            output_schema: output,
+            handler,
+        })
+    }
+
+    /// Its output schema says the note may be `null`.
+    pub static NULLABLE: ToolSpec = notes("nullable", output_schema::<Nullable>);
+    /// Its output schema says the note may be absent.
+    pub static OMITTED: ToolSpec = notes("omitted", output_schema::<Omitted>);
+}
+
+#[test]
+fn an_output_that_may_be_null_is_refused_at_registry_build_and_an_omitted_one_accepted() {
+    let err = Registry::<hand_built::HandCtx>::from_specs([&hand_built::NULLABLE])
+        .expect_err("`note` may be null");
+    assert_eq!(
+        err,
+        RegistryError::NullableOutput {
+            tool: "nullable".into(),
+            field: "/properties/note".into()
+        }
+    );
+    assert!(err.to_string().contains("skip_serializing_if"), "{err}");
+    let registry = Registry::<hand_built::HandCtx>::from_specs([&hand_built::OMITTED])
+        .expect("an omitted note is fine");
+    let output = registry.tools()[0].output_schema();
+    assert_eq!(output["properties"]["note"]["type"], "string");
+    assert!(
+        output
+            .get("required")
+            .is_none_or(|r| !r.to_string().contains("note"))
+    );
 }
 
 #[test]

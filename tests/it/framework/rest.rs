@@ -163,15 +163,18 @@ fn no_route_accepts_a_query_string() {
 }
 
 #[test]
-fn unknown_routes_and_methods_are_problems() {
+fn unknown_routes_and_methods_are_problems_and_a_405_names_the_allowed_method() {
     let server = hello();
     assert_problem(&server.get("/nowhere"), 404, "route_not_found");
-    assert_problem(&server.get("/text/stats"), 405, "method_not_allowed");
-    assert_problem(
-        &server.post_json("/languages", "{}"),
-        405,
-        "method_not_allowed",
-    );
+    let get_on_post = server.get("/text/stats");
+    assert_problem(&get_on_post, 405, "method_not_allowed");
+    assert_eq!(get_on_post.header("allow"), Some("POST"));
+    let post_on_get = server.post_json("/languages", "{}");
+    assert_problem(&post_on_get, 405, "method_not_allowed");
+    assert_eq!(post_on_get.header("allow"), Some("GET"));
+    let post_on_openapi = server.post_json("/openapi.json", "{}");
+    assert_problem(&post_on_openapi, 405, "method_not_allowed");
+    assert_eq!(post_on_openapi.header("allow"), Some("GET"));
 }
 
 #[test]

@@ -86,11 +86,70 @@ fn hello_tool_schemas_match_their_snapshot() {
     snapshot("hello-schemas.json", &Value::Array(tools));
 }
 
+/// What strict consumers (MCP clients validating `structuredContent`, Ajv, code generators) trip
+/// over, found anywhere in `schema`: a `type` array, a `null`, a `oneOf`/`anyOf` of `const`
+/// branches instead of an `enum`, or a `format` JSON Schema does not define.
+fn portability_problems(schema: &Value, at: &str, problems: &mut Vec<String>) {
+    const FORMATS: &[&str] = &[
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "uuid",
+        "regex",
+    ];
+    match schema {
+        Value::Object(object) => {
+            if object.get("type").is_some_and(Value::is_array) {
+                problems.push(format!("{at}: a type array"));
+            }
+            if object.get("type") == Some(&json!("null"))
+                || object.get("const") == Some(&Value::Null)
+            {
+                problems.push(format!("{at}: null"));
+            }
+            if let Some(format) = object.get("format").and_then(Value::as_str)
+                && !FORMATS.contains(&format)
+            {
+                problems.push(format!("{at}: format {format}"));
+            }
+            for key in ["oneOf", "anyOf"] {
+                if object
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|branches| branches.iter().all(|b| b.get("const").is_some()))
+                {
+                    problems.push(format!("{at}: {key} of consts"));
+                }
+            }
+            for (key, child) in object {
+                portability_problems(child, &format!("{at}/{key}"), problems);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                portability_problems(item, &format!("{at}/{i}"), problems);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Rules every client accepts, checked on every schema of every registry in this binary.
 #[test]
-fn schemas_are_2020_12_objects_without_refs_or_nullable_types() {
+fn schemas_are_portable_2020_12_objects_without_refs_nulls_or_const_enums() {
+    let mut problems = Vec::new();
     for spec in groundkit_core::registry::TOOLS.iter() {
-        for schema in [spec.input_schema(), spec.output_schema()] {
+        for (which, schema) in [
+            ("input", spec.input_schema()),
+            ("output", spec.output_schema()),
+        ] {
             assert_eq!(schema["type"], "object", "{}: {schema}", spec.name());
             let text = schema.to_string();
             assert!(
@@ -99,24 +158,56 @@ fn schemas_are_2020_12_objects_without_refs_or_nullable_types() {
                 spec.name()
             );
             assert!(schema.get("$schema").is_none(), "{}", spec.name());
+            portability_problems(&schema, &format!("{} {which}", spec.name()), &mut problems);
         }
-        let input = spec.input_schema().to_string();
-        assert!(
-            !input.contains("\"null\""),
-            "{}: optional rendered as nullable: {input}",
-            spec.name()
-        );
     }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn openapi_names_each_type_once_in_components_and_every_reference_resolves() {
     let openapi = served_openapi();
     assert_eq!(openapi["openapi"], "3.1.0");
+    let mut problems = Vec::new();
+    portability_problems(&openapi, "openapi", &mut problems);
+    assert!(problems.is_empty(), "{problems:#?}");
+    let components = openapi["components"]["schemas"]
+        .as_object()
+        .expect("components");
+    let text = openapi.to_string();
+    for name in components.keys() {
+        assert!(
+            text.contains(&format!("\"#/components/schemas/{name}\"")),
+            "{name} is never referenced"
+        );
+    }
+    for reference in text.split("\"$ref\":\"").skip(1) {
+        let target = reference.split('"').next().unwrap_or_default();
+        let name = target
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or(target);
+        assert!(components.contains_key(name), "{target} does not resolve");
+    }
+    // A type used by two tools is one component: `WordCount` is both `top_words[]` and
+    // `longest_word` of `TextStats`.
+    assert_eq!(
+        components["TextStats"]["properties"]["top_words"]["items"]["$ref"],
+        "#/components/schemas/WordCount"
+    );
     let greet = &openapi["paths"]["/greetings/{language}/{name}"]["get"];
     assert_eq!(greet["parameters"][0]["schema"]["maxLength"], 3);
     assert!(greet.get("requestBody").is_none());
+    assert_eq!(
+        greet["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/Greeting"
+    );
     let stats = &openapi["paths"]["/text/stats"]["post"]["requestBody"]["content"]["application/json"]
         ["schema"];
+    assert_eq!(stats["$ref"], "#/components/schemas/TextStatsRequest");
+    let body = &components["TextStatsRequest"];
     assert_eq!(
-        stats["properties"]["text"]["maxLength"],
+        body["properties"]["text"]["maxLength"],
         groundkit_examples::hello::MAX_TEXT_CHARS
     );
-    assert_eq!(stats["properties"]["top"]["maximum"], 20);
+    assert_eq!(body["properties"]["top"]["maximum"], 20);
 }

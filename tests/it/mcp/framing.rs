@@ -293,3 +293,22 @@ async fn stateless_requests_name_their_version_in_meta_and_get_cache_hints() {
         "missing clientCapabilities"
     );
 }
+
+#[tokio::test]
+async fn a_second_initialize_on_one_connection_is_refused_and_the_first_revision_stays() {
+    let mut stdio = initialized(Limits::default()).await;
+    stdio.send(&initialize_frame(2, "2025-03-26")).await;
+    let again = stdio.recv().await;
+    assert_eq!(again["id"], 2);
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    stdio
+        .send(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_languages"}}"#,
+        )
+        .await;
+    let call = stdio.recv().await;
+    assert!(
+        call["result"]["structuredContent"].is_object(),
+        "still 2025-11-25, with structured content: {call}"
+    );
+}

@@ -163,7 +163,7 @@ fn host_and_origin_matrix_on_rest_and_mcp() {
 }
 
 #[test]
-fn an_http_1_0_request_without_host_is_403() {
+fn an_http_1_0_request_without_host_is_a_403_problem_with_its_request_id() {
     let server = Server::start(hello_state(Limits::default()));
     for path in ["/languages", "/mcp"] {
         let response = raw(
@@ -171,7 +171,50 @@ fn an_http_1_0_request_without_host_is_403() {
             format!("GET {path} HTTP/1.0\r\n\r\n").as_bytes(),
         );
         assert_eq!(response.status, 403, "{path}");
-        assert_eq!(response.json()["kind"], "forbidden_host");
+        assert_eq!(
+            response.header("content-type"),
+            Some("application/problem+json"),
+            "{path}"
+        );
+        let problem = response.json();
+        assert_eq!(problem["kind"], "forbidden_host", "{path}");
+        let id = response.header("x-request-id").expect("X-Request-ID");
+        assert_eq!(problem["request_id"], id, "{path}");
+    }
+}
+
+/// The documented gap (docs/limits.md): actix-http's request parser answers these before the
+/// application sees them, so they carry no problem body and no request id.
+#[test]
+fn http_1_1_without_host_and_any_request_with_two_hosts_get_the_parsers_empty_400() {
+    let server = Server::start(hello_state(Limits::default()));
+    let host = format!("Host: 127.0.0.1:{}\r\n", server.addr.port());
+    for path in ["/languages", "/mcp"] {
+        for (name, head) in [
+            (
+                "HTTP/1.1 without Host",
+                format!("GET {path} HTTP/1.1\r\n\r\n"),
+            ),
+            (
+                "HTTP/1.1 with two Hosts",
+                format!("GET {path} HTTP/1.1\r\n{host}{host}\r\n"),
+            ),
+            (
+                "HTTP/1.0 with two Hosts",
+                format!("GET {path} HTTP/1.0\r\n{host}{host}\r\n"),
+            ),
+        ] {
+            let response = raw(server.addr, head.as_bytes());
+            assert_eq!(response.status, 400, "{path}: {name}");
+            assert_eq!(response.body, "", "{path}: {name}");
+            assert_eq!(response.header("content-type"), None, "{path}: {name}");
+            assert_eq!(response.header("x-request-id"), None, "{path}: {name}");
+            assert_eq!(
+                response.header("connection"),
+                Some("close"),
+                "{path}: {name}"
+            );
+        }
     }
 }
 

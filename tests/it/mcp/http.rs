@@ -181,6 +181,12 @@ fn sessions_are_issued_by_initialize_required_after_and_404_once_deleted() {
         &[("Mcp-Session-Id", "0123456789abcdef0123456789abcdef")],
     );
     assert_eq!(unknown.status, 404, "unknown sessions are 404, never 401");
+    assert_eq!(unknown.json()["kind"], "not_found");
+    assert!(
+        !unknown.body.contains("0123456789abcdef"),
+        "the unknown id is not echoed: {}",
+        unknown.body
+    );
 
     let host = server.host();
     let delete = |id: &str| {

@@ -12,6 +12,15 @@ use super::support::{
     Server, Stdio, hello_state, initialize_frame, modern_meta, request, test_state,
 };
 
+/// A connection to `server` whose reads give up after 5 s.
+fn connected(server: &Server) -> TcpStream {
+    let stream = TcpStream::connect(server.addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    stream
+}
+
 /// A `ping` frame padded with spaces to exactly `len` bytes.
 fn padded_ping(len: usize) -> String {
     let frame = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -139,8 +148,7 @@ async fn concurrent_calls_are_capped_across_both_transports() {
     assert_eq!(rest.status, 503);
     assert_eq!(rest.json()["kind"], "overloaded");
     let result = &mcp.json()["result"];
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["kind"], "overloaded");
+    assert_eq!(groundkit_tests::tool_error(result)["kind"], "overloaded");
 
     ctx.gate.add_permits(100);
     for _ in 0..2 {
@@ -175,8 +183,7 @@ async fn a_call_within_the_request_timeout_completes_and_a_longer_one_is_a_timeo
         .send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"gated","arguments":{"sleep_ms":5000}}}"#)
         .await;
     let result = stdio.recv().await["result"].clone();
-    assert_eq!(result["isError"], true);
-    assert_eq!(result["structuredContent"]["kind"], "timeout");
+    assert_eq!(groundkit_tests::tool_error(&result)["kind"], "timeout");
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
@@ -214,18 +221,13 @@ fn headers_sent_within_the_header_timeout_are_served_and_slower_ones_are_cut_off
     let head = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
     let (first, rest) = head.split_at(10);
 
-    let mut prompt = TcpStream::connect(server.addr).expect("connect");
-    prompt
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
+    let mut prompt = connected(&server);
     prompt.write_all(first.as_bytes()).expect("write");
     std::thread::sleep(Duration::from_millis(200));
     prompt.write_all(rest.as_bytes()).expect("write");
     assert_eq!(super::support::read_response(&mut prompt).status, 200);
 
-    let mut slow = TcpStream::connect(server.addr).expect("connect");
-    slow.set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
+    let mut slow = connected(&server);
     slow.write_all(first.as_bytes()).expect("write");
     let started = Instant::now();
     let mut answer = Vec::new();
@@ -236,4 +238,191 @@ fn headers_sent_within_the_header_timeout_are_served_and_slower_ones_are_cut_off
         "a stalled client is cut off: {answer:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+/// A 2025-03-26 batch of `len` pings.
+fn ping_batch(len: usize) -> String {
+    let pings: Vec<String> = (0..len)
+        .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping"}}"#))
+        .collect();
+    format!("[{}]", pings.join(","))
+}
+
+#[tokio::test]
+async fn batch_length_admits_exactly_the_limit_and_refuses_one_more_whole() {
+    let mut stdio = Stdio::start(hello_state(Limits {
+        max_batch_len: 4,
+        ..Limits::default()
+    }));
+    stdio.send(&initialize_frame(1, "2025-03-26")).await;
+    stdio.recv().await;
+    stdio.send(&ping_batch(4)).await;
+    let at = stdio.recv().await;
+    assert_eq!(at.as_array().map(Vec::len), Some(4), "{at}");
+    stdio.send(&ping_batch(5)).await;
+    let past = stdio.recv().await;
+    assert_eq!(past["error"]["code"], -32600, "{past}");
+    assert!(
+        past["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("at most 4")),
+        "{past}"
+    );
+}
+
+#[test]
+fn a_body_sent_within_the_body_timeout_is_served_and_a_stalled_one_is_refused_with_408() {
+    let server = Server::start(hello_state(Limits {
+        body_timeout: Duration::from_millis(800),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let body = r#"{"text":"slow and steady"}"#;
+    let head = format!(
+        "POST /text/stats HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let (first, rest) = body.split_at(5);
+
+    let mut prompt = connected(&server);
+    prompt.write_all(head.as_bytes()).expect("write");
+    prompt.write_all(first.as_bytes()).expect("write");
+    std::thread::sleep(Duration::from_millis(300));
+    prompt.write_all(rest.as_bytes()).expect("write");
+    let served = super::support::read_response(&mut prompt);
+    assert_eq!(served.status, 200, "{}", served.body);
+
+    for path in ["/text/stats", "/mcp"] {
+        let head = head.replace("/text/stats", path);
+        let mut stalled = connected(&server);
+        stalled.write_all(head.as_bytes()).expect("write");
+        stalled.write_all(first.as_bytes()).expect("write");
+        let started = Instant::now();
+        let refused = super::support::read_response(&mut stalled);
+        let waited = started.elapsed();
+        assert_eq!(refused.status, 408, "{path}: {}", refused.body);
+        assert_eq!(refused.json()["kind"], "body_timeout", "{path}");
+        assert!(
+            waited >= Duration::from_millis(700) && waited < Duration::from_secs(3),
+            "{path}: refused after {waited:?}"
+        );
+    }
+}
+
+/// The status of the answer to `head` sent raw.
+fn head_status(server: &Server, head: &str) -> Option<u16> {
+    Some(groundkit_tests::send_raw(server.addr, head).status)
+}
+
+#[test]
+fn request_heads_up_to_128_kib_and_96_headers_are_served_and_larger_ones_refused() {
+    const HEAD_LIMIT: usize = 128 * 1024;
+    let server = Server::start(hello_state(Limits::default()));
+    let host = server.host();
+    let head_of = |padding: &str, extra: &str| {
+        format!(
+            "GET /languages HTTP/1.1\r\nHost: {host}\r\nX-Pad: {padding}\r\n{extra}Connection: close\r\n\r\n"
+        )
+    };
+    // Size: the whole head, request line and URI included. The bound is applied as the head
+    // streams in (a head still incomplete at 128 KiB is refused), so it is exact to a read:
+    // tested a KiB either side.
+    let bare = head_of("", "").len();
+    let at = head_of(&"p".repeat(HEAD_LIMIT - 1024 - bare), "");
+    assert_eq!(head_status(&server, &at), Some(200));
+    let past = head_of(&"p".repeat(HEAD_LIMIT + 1024 - bare), "");
+    assert_eq!(head_status(&server, &past), Some(431));
+    let long_uri = format!(
+        "GET /languages/{} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n",
+        "u".repeat(HEAD_LIMIT)
+    );
+    assert_eq!(head_status(&server, &long_uri), Some(431));
+
+    // Count: Host, X-Pad and Connection plus 93 more is 96 headers.
+    let headers = |n: usize| -> String { (0..n).map(|i| format!("X-H{i}: v\r\n")).collect() };
+    assert_eq!(head_status(&server, &head_of("p", &headers(93))), Some(200));
+    assert_eq!(head_status(&server, &head_of("p", &headers(94))), Some(431));
+}
+
+#[test]
+fn an_idle_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
+    let server = Server::start(hello_state(Limits {
+        keep_alive: Duration::from_millis(1500),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let get = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let mut stream = connected(&server);
+    stream.write_all(get.as_bytes()).expect("write");
+    assert_eq!(super::support::read_response(&mut stream).status, 200);
+    std::thread::sleep(Duration::from_millis(300));
+    stream.write_all(get.as_bytes()).expect("write");
+    assert_eq!(
+        super::support::read_response(&mut stream).status,
+        200,
+        "reused within the keep-alive"
+    );
+    let idle = Instant::now();
+    let mut rest = Vec::new();
+    let read = stream.read_to_end(&mut rest);
+    assert!(
+        read.is_ok() && rest.is_empty(),
+        "closed, not answered: {read:?}"
+    );
+    let waited = idle.elapsed();
+    assert!(
+        // actix measures the keep-alive on a coarse clock (about half a second).
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
+        "closed after {waited:?}"
+    );
+}
+
+#[test]
+fn connections_past_the_limit_wait_until_one_closes() {
+    let server = Server::start(hello_state(Limits {
+        max_connections: 2,
+        workers: 2,
+        header_timeout: Duration::from_secs(20),
+        ..Limits::default()
+    }));
+    let host = server.host();
+    let stall = || {
+        let mut stream = connected(&server);
+        stream
+            .write_all(b"GET /languages HTTP/1.1\r\n")
+            .expect("write");
+        std::thread::sleep(Duration::from_millis(150));
+        stream
+    };
+    let get = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    // At the limit: one stalled client (half a request head) and one served.
+    let mut stalled = vec![stall()];
+    assert_eq!(groundkit_tests::send_raw(server.addr, &get).status, 200);
+    // Past it: two stalled clients hold both connections.
+    stalled.push(stall());
+    std::thread::sleep(Duration::from_millis(300));
+    let mut third = connected(&server);
+    third
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .expect("timeout");
+    third
+        .write_all(
+            format!("GET /languages HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .expect("write");
+    let mut early = [0u8; 16];
+    assert!(
+        third.read(&mut early).is_err(),
+        "a third connection is not served while two are open"
+    );
+    drop(stalled.pop());
+    third
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    assert_eq!(
+        super::support::read_response(&mut third).status,
+        200,
+        "served once one closes"
+    );
 }

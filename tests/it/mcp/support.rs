@@ -44,7 +44,7 @@ impl Default for TestContext {
     }
 }
 
-/// Arguments of `gated`: how long to sleep after passing the gate.
+/// How long to sleep after passing the gate.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct GatedRequest {

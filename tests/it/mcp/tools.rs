@@ -286,14 +286,9 @@ async fn tool_results_carry_structured_content_and_the_same_json_as_text_and_err
             .await;
         let frame = stdio.recv().await;
         let result = &frame["result"];
-        assert_eq!(result["isError"], true, "{why}: {frame}");
-        assert_eq!(result["structuredContent"]["kind"], kind, "{why}");
-        assert_eq!(
-            result["structuredContent"]["request_id"]
-                .as_str()
-                .map(str::len),
-            Some(32)
-        );
+        let problem = groundkit_tests::tool_error(result);
+        assert_eq!(problem["kind"], kind, "{why}: {frame}");
+        assert_eq!(problem["request_id"].as_str().map(str::len), Some(32));
     }
     stdio
         .send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#)

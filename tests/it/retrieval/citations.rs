@@ -233,3 +233,66 @@ fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
     std::fs::write(&path, edited.as_bytes()).expect("edit");
     assert_eq!(fetch_only_chunk(&fx).verification, Verification::Drifted);
 }
+
+#[test]
+fn a_chunk_replaced_by_a_reingest_stays_fetchable_as_superseded_until_its_retention_passes() {
+    let fx = Fixture::new();
+    let path = fx.write("a.md", "Green tea wants water at 80 degrees.");
+    fx.ingest_all("c");
+    let old = only_chunk(&fx, "c");
+    assert!(!fetch_only_chunk(&fx).superseded, "a live chunk");
+
+    std::fs::write(&path, "Green tea wants water at 90 degrees.").expect("edit");
+    fx.ingest_all("c");
+    let new = only_chunk(&fx, "c");
+    assert_ne!(old, new, "changed content, new chunk id");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let fetched = retrieval::fetch_chunk(&open, &old).expect("still fetchable");
+    assert!(fetched.superseded);
+    assert_eq!(fetched.verification, Verification::Drifted);
+    assert_eq!(fetched.content, None);
+    assert_eq!(fetched.citation.source, "a.md");
+    let current = retrieval::fetch_chunk(&open, &new).expect("fetch");
+    assert!(!current.superseded);
+    assert_eq!(current.verification, Verification::Verified);
+    drop(open);
+
+    // The retention window is measured in whole seconds from the ingest that superseded it.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&path, "Green tea wants water at 70 degrees.").expect("edit again");
+    let mut options = fx.options("c", &[&fx.base]);
+    options.superseded_retention = std::time::Duration::ZERO;
+    retrieval::ingest(&options, &mut retrieval::NoProgress).expect("ingest");
+    let runtime = fx.runtime();
+    let open = runtime.acquire("c").expect("open");
+    let err = retrieval::fetch_chunk(&open, &old).expect_err("past its retention");
+    assert!(matches!(err, Error::ChunkNotFound { .. }), "{err:?}");
+}
+
+#[test]
+fn a_source_grown_past_64_mib_is_unresolvable_and_not_read() {
+    use groundkit_core::retrieval::source_file::MAX_SOURCE_BYTES;
+    let fx = Fixture::new();
+    let path = fx.write("page.html", "<p>Cool the burn under running water.</p>");
+    fx.ingest_all("c");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|file| file.set_len(MAX_SOURCE_BYTES + 1))
+        .expect("grow the source (sparse)");
+    let fetched = fetch_only_chunk(&fx);
+    assert_eq!(fetched.verification, Verification::Unresolvable);
+    assert!(
+        fetched
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("64 MiB")),
+        "{fetched:?}"
+    );
+
+    let again = fx.ingest_all("c");
+    assert_eq!(again.failed.len(), 1, "{again:?}");
+    assert!(again.failed[0].reason.contains("64 MiB"), "{again:?}");
+    assert_eq!(again.documents, 1, "the indexed document is kept");
+}

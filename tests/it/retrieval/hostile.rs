@@ -357,3 +357,40 @@ fn swapping_a_source_for_a_symlink_outside_never_verifies_from_the_outside_file(
         "every fetch answered: {verdicts:?}"
     );
 }
+
+#[test]
+fn special_files_in_the_corpus_never_block_an_ingest() {
+    let fx = Fixture::new();
+    fx.write("a.md", "romeo text in a regular file");
+    mkfifo(&fx.base.join("pipe.md"));
+    std::os::unix::fs::symlink(fx.base.join("pipe.md"), fx.base.join("link.md")).expect("link");
+    std::os::unix::fs::symlink("/dev/zero", fx.base.join("zero.md")).expect("link");
+    let options = fx.options("c", &[&fx.base]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let _ = tx.send(retrieval::ingest(&options, &mut NoProgress));
+    });
+    let summary = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the ingest finished")
+        .expect("ingest");
+    thread.join().expect("ingest thread");
+    assert_eq!(summary.added, 1, "{summary:?}");
+    let mut failed: Vec<(&str, &str)> = summary
+        .failed
+        .iter()
+        .map(|f| (f.source.as_str(), f.reason.as_str()))
+        .collect();
+    failed.sort();
+    assert_eq!(
+        failed,
+        vec![
+            ("link.md", "is not a regular file"),
+            (
+                "zero.md",
+                "resolves outside the base directory or is unreadable"
+            ),
+        ],
+        "the FIFO itself is not a file the walk offers; what links to one fails"
+    );
+}

@@ -1,6 +1,10 @@
 //! The grounding service (`search`, `fetch_chunk`, `list_collections`, `index_status`) against a
 //! real collection ingested in the test.
 
+mod bounds;
+mod client_errors;
+mod descriptions;
+mod exit_codes;
 mod rest;
 mod transports;
 

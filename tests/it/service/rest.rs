@@ -256,7 +256,7 @@ fn error_cases(server: &TestServer) -> Vec<(String, u16, &'static str, Response)
         ),
         (
             "rerank without reranker".into(),
-            400,
+            409,
             "reranker_not_configured",
             search(
                 server,
@@ -265,7 +265,7 @@ fn error_cases(server: &TestServer) -> Vec<(String, u16, &'static str, Response)
         ),
         (
             "dense without vectors".into(),
-            400,
+            409,
             "dense_unavailable",
             search(
                 server,
@@ -274,7 +274,7 @@ fn error_cases(server: &TestServer) -> Vec<(String, u16, &'static str, Response)
         ),
         (
             "hybrid without vectors".into(),
-            400,
+            409,
             "dense_unavailable",
             search(
                 server,

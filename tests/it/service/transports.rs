@@ -80,15 +80,7 @@ impl Surfaces {
             ],
         );
         assert_eq!(response.status, 200, "{}", response.body);
-        let message = if response
-            .header("content-type")
-            .is_some_and(|c| c.starts_with("text/event-stream"))
-        {
-            events(&response).pop().expect("a response event")
-        } else {
-            response.json()
-        };
-        message["result"].clone()
+        message(&response)["result"].clone()
     }
 
     async fn mcp_stdio(&mut self, tool: &str, arguments: &Value) -> Value {
@@ -103,6 +95,18 @@ impl Surfaces {
         let http = self.mcp_http(tool, &arguments);
         let stdio = self.mcp_stdio(tool, &arguments).await;
         (rest, http, stdio)
+    }
+}
+
+/// The JSON-RPC message of an MCP HTTP response, sent as JSON or as the last SSE event.
+fn message(response: &Response) -> Value {
+    if response
+        .header("content-type")
+        .is_some_and(|c| c.starts_with("text/event-stream"))
+    {
+        events(response).pop().expect("a response event")
+    } else {
+        response.json()
     }
 }
 
@@ -140,6 +144,10 @@ async fn every_tool_answers_the_same_json_on_rest_and_both_mcp_transports() {
         (
             "search",
             json!({"collection": "papers", "query": "COVID-19 antigen tests", "top_k": 3}),
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "green tea", "top_k": 2.0, "mode": "lexical"}),
         ),
         (
             "fetch_chunk",
@@ -214,6 +222,36 @@ async fn every_error_has_the_same_kind_on_rest_and_both_mcp_transports() {
         ),
         (
             "search",
+            json!({"collection": "papers", "query": "tea", "top_k": 2.5}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "top_k": null}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "mode": null}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "rerank": null}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "mode": {"lexical": null}}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "mode": {"lexical": []}}),
+            "invalid_request",
+        ),
+        (
+            "search",
             json!({"collection": "papers", "query": "tea", "mode": "dense"}),
             "dense_unavailable",
         ),
@@ -227,16 +265,10 @@ async fn every_error_has_the_same_kind_on_rest_and_both_mcp_transports() {
             rest.body
         );
         for (surface, result) in [("MCP HTTP", &http), ("MCP stdio", &stdio)] {
+            let problem = groundkit_tests::tool_error(result);
+            assert_eq!(problem["kind"], kind, "{tool} {arguments} over {surface}");
             assert_eq!(
-                result["isError"], true,
-                "{tool} {arguments} over {surface}: {result}"
-            );
-            assert_eq!(
-                result["structuredContent"]["kind"], kind,
-                "{tool} {arguments} over {surface}"
-            );
-            assert_eq!(
-                result["structuredContent"]["detail"],
+                problem["detail"],
                 rest.json()["detail"],
                 "{tool} {arguments}: the same detail on {surface}"
             );
@@ -264,4 +296,50 @@ async fn no_transport_logs_the_query_text_at_info() {
         !logs.contains("mcpsentinel5521"),
         "query text reached the INFO log"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_given_twice_is_refused_on_every_transport_not_read_as_its_last_value() {
+    let fx = corpus();
+    let mut surfaces = Surfaces::start(&fx).await;
+    let arguments = r#"{"collection": "papers", "query": "tea", "top_k": 0, "top_k": 3}"#;
+    let host = surfaces.http.host();
+    let rest = crate::mcp::support::request(
+        surfaces.http.addr,
+        "POST",
+        "/search",
+        &[
+            ("Host", host.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+        arguments.as_bytes(),
+    );
+    assert_eq!(rest.status, 400, "{}", rest.body);
+    assert_eq!(rest.json()["kind"], "invalid_request");
+    assert!(
+        rest.json()["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("duplicate key `top_k`")),
+        "{}",
+        rest.body
+    );
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":90,"method":"tools/call","params":{{"name":"search","arguments":{arguments}}}}}"#
+    );
+    let session = surfaces.session.clone();
+    let http = surfaces.http.mcp(
+        &frame,
+        &[
+            ("Mcp-Session-Id", &session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+    );
+    let http = message(&http);
+    surfaces.stdio.send(&frame).await;
+    let stdio = surfaces.stdio.recv().await;
+    for (surface, message) in [("MCP HTTP", &http), ("MCP stdio", &stdio)] {
+        let problem = groundkit_tests::tool_error(&message["result"]);
+        assert_eq!(problem["kind"], "invalid_request", "{surface}: {message}");
+        assert_eq!(problem["detail"], rest.json()["detail"], "{surface}");
+    }
 }

@@ -10,7 +10,7 @@ fn handler<'a>(
     Box::pin(async { Ok(serde_json::json!({})) })
 }
 
-fn schema() -> serde_json::Value {
+fn schema(_: groundkit_core::schema::Definitions) -> serde_json::Value {
     serde_json::json!({"type": "object"})
 }
 

@@ -1,0 +1,92 @@
+// MCP Inspector (2.x) in CLI mode against `grk serve`, over stdio and Streamable HTTP: its
+// strict tools/list reports no schema portability warning, every tool answers a valid call, and
+// invalid calls come back as isError results (Inspector exit code 5) with the right kind.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+import { GRK, corpus, serve } from "./support.mjs";
+
+const require = createRequire(import.meta.url);
+const launcher = join(
+  dirname(require.resolve("@modelcontextprotocol/inspector/package.json")),
+  "clients/launcher/build/index.js",
+);
+// The Inspector keeps a catalog and secrets under HOME; give it one of its own.
+const home = mkdtempSync(join(tmpdir(), "inspector-home-"));
+const fx = corpus();
+
+/** Run the Inspector CLI against `target` (a command line or a URL): exit code and JSON output. */
+function inspect(target, args) {
+  const run = spawnSync(process.execPath, [launcher, "--cli", "--format", "json", ...args, ...target], {
+    env: { ...process.env, HOME: home },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  const out = run.stdout.trim();
+  return { status: run.status, json: out ? JSON.parse(out) : undefined, stderr: run.stderr };
+}
+
+function call(target, name, args) {
+  return inspect(target, ["--method", "tools/call", "--tool-name", name, "--tool-args-json", JSON.stringify(args)]);
+}
+
+for (const transport of ["stdio", "http"]) {
+  describe(`MCP Inspector CLI against grk serve over ${transport}`, () => {
+    let target;
+    let server;
+    before(async () => {
+      if (transport === "stdio") {
+        target = [GRK, ...fx.grkArgs, "serve", "--stdio"];
+      } else {
+        server = await serve(GRK, [...fx.grkArgs, "serve"]);
+        target = [`${server.base}/mcp`];
+      }
+    });
+    after(() => server?.stop());
+
+    test("a strict tools/list finds no schema portability warning", () => {
+      const listed = inspect(target, ["--method", "tools/list", "--strict"]);
+      assert.equal(listed.status, 0, listed.stderr);
+      const names = listed.json.result.tools.map((t) => t.name).sort();
+      assert.deepEqual(names, ["fetch_chunk", "index_status", "list_collections", "search"]);
+      // Inspector warns per schema construct it finds unportable (a `type` array, ...), and
+      // its Ajv warns per non-standard `format`: neither may appear.
+      assert.doesNotMatch(listed.stderr, /Warning: tool|Issue:/);
+      assert.doesNotMatch(listed.stderr, /unknown format/);
+    });
+
+    test("every tool answers a valid call with structured content", () => {
+      const found = call(target, "search", { collection: "papers", query: "bicycle chain", top_k: 1 });
+      assert.equal(found.status, 0, found.stderr);
+      const hit = found.json.result.structuredContent.results[0];
+      assert.equal(hit.citation.source_class, "extracted");
+      const fetched = call(target, "fetch_chunk", { collection: "papers", chunk_id: hit.chunk_id });
+      assert.equal(fetched.status, 0, fetched.stderr);
+      assert.equal(fetched.json.result.structuredContent.verification, "verified");
+      const listed = call(target, "list_collections", {});
+      assert.deepEqual(listed.json.result.structuredContent, { collections: ["papers"] });
+      const status = call(target, "index_status", { collection: "papers" });
+      assert.equal(status.json.result.structuredContent.document_count, 3);
+    });
+
+    test("invalid calls are isError results with their kind", () => {
+      const cases = [
+        ["index_status", { collection: "nope" }, "collection_not_found"],
+        ["search", { collection: "papers", query: "tea", top_k: 0 }, "validation_error"],
+        ["search", { collection: "papers", query: "tea", mode: null }, "invalid_request"],
+      ];
+      for (const [name, args, kind] of cases) {
+        const failed = call(target, name, args);
+        assert.equal(failed.status, 5, `${name} ${JSON.stringify(args)}: ${failed.stderr}`);
+        assert.equal(failed.json.result.isError, true);
+        assert.equal(failed.json.result.structuredContent, undefined);
+        assert.equal(JSON.parse(failed.json.result.content[0].text).kind, kind);
+      }
+    });
+  });
+}

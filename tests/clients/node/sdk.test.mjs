@@ -1,0 +1,168 @@
+// The official TypeScript MCP SDK (@modelcontextprotocol/sdk, the client inside Claude Desktop,
+// Claude Code, Cursor and VS Code) against `grk serve` and `hello`, over stdio and Streamable
+// HTTP. The SDK validates every `structuredContent` against the tool's `outputSchema`, so a
+// result that does not match its schema fails the call here as it would in those clients.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+import { GRK, HELLO, corpus, serve } from "./support.mjs";
+
+const fx = corpus();
+const servers = [];
+
+async function connect(transport) {
+  const client = new Client({ name: "groundkit-sdk-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+const targets = {
+  "grk stdio": () =>
+    new StdioClientTransport({ command: GRK, args: [...fx.grkArgs, "serve", "--stdio"], stderr: "ignore" }),
+  "grk http": async () => {
+    const server = await serve(GRK, [...fx.grkArgs, "serve"]);
+    servers.push(server);
+    return new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`));
+  },
+  "hello stdio": () => new StdioClientTransport({ command: HELLO, args: ["--stdio"], stderr: "ignore" }),
+  "hello http": async () => {
+    const server = await serve(HELLO, []);
+    servers.push(server);
+    return new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`));
+  },
+};
+
+after(() => servers.forEach((server) => server.stop()));
+
+/** Call a tool and check the shape every success has: structured content equal to the text. */
+async function ok(client, name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  assert.notEqual(result.isError, true, `${name} ${JSON.stringify(args)}: ${JSON.stringify(result)}`);
+  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  return result.structuredContent;
+}
+
+/** Call a tool that must fail: an `isError` result (not a thrown error) whose text is the problem. */
+async function fails(client, name, args, kind, field) {
+  const result = await client.callTool({ name, arguments: args });
+  const what = `${name} ${JSON.stringify(args)}: ${JSON.stringify(result)}`;
+  assert.equal(result.isError, true, what);
+  assert.equal(result.structuredContent, undefined, what);
+  const problem = JSON.parse(result.content[0].text);
+  assert.equal(problem.kind, kind, what);
+  assert.match(problem.request_id, /^[0-9a-f]{32}$/, what);
+  if (field !== undefined) assert.equal(problem.field, field, what);
+  return problem;
+}
+
+for (const mode of ["grk stdio", "grk http"]) {
+  describe(`TypeScript SDK against ${mode}`, () => {
+    let client;
+    before(async () => {
+      client = await connect(await targets[mode]());
+    });
+    after(() => client.close());
+
+    test("lists exactly the four read-only tools, each with both schemas", async () => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ["fetch_chunk", "index_status", "list_collections", "search"]);
+      for (const tool of tools) {
+        assert.ok(tool.description.length > 20, tool.name);
+        assert.equal(tool.annotations.readOnlyHint, true, tool.name);
+        assert.equal(tool.inputSchema.type, "object", tool.name);
+        assert.equal(tool.outputSchema.type, "object", tool.name);
+      }
+    });
+
+    test("calls every tool: text, extracted and drifted answers validate against the output schemas", async () => {
+      assert.deepEqual(await ok(client, "list_collections", {}), { collections: ["papers"] });
+      const tea = await ok(client, "search", { collection: "papers", query: "green tea temperature", top_k: 1 });
+      assert.equal(tea.results[0].rank, 1);
+      assert.equal(tea.results[0].citation.source, "tea.md");
+      assert.equal(tea.results[0].citation.source_class, "text");
+      const verified = await ok(client, "fetch_chunk", { collection: "papers", chunk_id: tea.results[0].chunk_id });
+      assert.equal(verified.verification, "verified");
+      assert.equal(verified.content, tea.results[0].content);
+
+      const bike = await ok(client, "search", { collection: "papers", query: "bicycle chain", mode: "lexical" });
+      assert.equal(bike.results[0].citation.source, "page.html");
+      assert.equal(bike.results[0].citation.source_class, "extracted");
+      assert.ok(bike.results[0].citation.extractor, "an extracted hit names its extractor");
+
+      const keeper = await ok(client, "search", { collection: "papers", query: "lighthouse keeper" });
+      writeFileSync(fx.drift, "The lighthouse was automated and nobody logs freighters any more.\n");
+      const drifted = await ok(client, "fetch_chunk", { collection: "papers", chunk_id: keeper.results[0].chunk_id });
+      writeFileSync(fx.drift, "The lighthouse keeper logs every passing freighter.\n");
+      assert.equal(drifted.verification, "drifted");
+      assert.equal(drifted.content, undefined, "a drifted chunk carries no content");
+
+      const status = await ok(client, "index_status", { collection: "papers" });
+      assert.equal(status.collection, "papers");
+      assert.equal(status.document_count, 3);
+    });
+
+    test("invalid calls come back as isError results with their kind, never as thrown errors", async () => {
+      const cases = [
+        ["search", { collection: "nope", query: "tea" }, "collection_not_found"],
+        ["index_status", { collection: "nope" }, "collection_not_found"],
+        ["search", { collection: "../etc", query: "tea" }, "validation_error", "collection"],
+        ["search", { collection: "papers", query: "tea", rerank: true }, "reranker_not_configured"],
+        ["search", { collection: "papers", query: "tea", mode: "dense" }, "dense_unavailable"],
+        ["search", { collection: "papers" }, "invalid_request", "query"],
+        ["search", { collection: "papers", query: "" }, "validation_error", "query"],
+        ["search", { collection: "papers", query: "tea", top_k: 0 }, "validation_error", "top_k"],
+        ["search", { collection: "papers", query: "tea", top_k: 101 }, "validation_error", "top_k"],
+        ["search", { collection: "papers", query: "tea", top_k: "5" }, "invalid_request", "top_k"],
+        ["search", { collection: "papers", query: "tea", top_k: null }, "invalid_request", "top_k"],
+        ["search", { collection: "papers", query: "tea", mode: "fuzzy" }, "invalid_request", "mode"],
+        ["search", { collection: "papers", query: "tea", limit: 3 }, "invalid_request"],
+        ["fetch_chunk", { collection: "papers", chunk_id: "0".repeat(32) }, "chunk_not_found"],
+        ["fetch_chunk", { collection: "papers", chunk_id: "x".repeat(129) }, "validation_error", "chunk_id"],
+      ];
+      for (const [name, args, kind, field] of cases) {
+        await fails(client, name, args, kind, field);
+      }
+    });
+
+    test("an unknown collection tells the caller to list the collections", async () => {
+      const problem = await fails(client, "search", { collection: "nope", query: "tea" }, "collection_not_found");
+      assert.match(problem.detail, /list_collections/);
+    });
+  });
+}
+
+for (const mode of ["hello stdio", "hello http"]) {
+  describe(`TypeScript SDK against ${mode}`, () => {
+    let client;
+    before(async () => {
+      client = await connect(await targets[mode]());
+    });
+    after(() => client.close());
+
+    test("lists and calls every tool", async () => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ["greet", "list_languages", "text_stats"]);
+      const greeting = await ok(client, "greet", { language: "sw", name: "Amani" });
+      assert.equal(greeting.message, "Habari, Amani!");
+      const languages = await ok(client, "list_languages", {});
+      assert.deepEqual(languages.languages.map((l) => l.code), ["de", "en", "es", "fr", "sw"]);
+      const stats = await ok(client, "text_stats", { text: "the cat and the hat", top: 1 });
+      assert.deepEqual(stats.top_words, [{ word: "the", count: 2 }]);
+      const empty = await ok(client, "text_stats", { text: "..." });
+      assert.equal(empty.longest_word, undefined, "an absent word is omitted, not null");
+    });
+
+    test("invalid calls come back as isError results with their kind", async () => {
+      await fails(client, "greet", { language: "FR", name: "x" }, "validation_error", "language");
+      await fails(client, "greet", { language: "zz", name: "x" }, "not_found");
+      await fails(client, "greet", { language: "fr" }, "invalid_request", "name");
+      await fails(client, "text_stats", { text: "a b", top: 0 }, "validation_error", "top");
+      await fails(client, "text_stats", { text: 3 }, "invalid_request", "text");
+    });
+  });
+}

@@ -1,0 +1,74 @@
+//! What a model reads when it chooses and calls a tool: descriptions in the caller's terms (no
+//! Rust, no transport internals), `rank` counted from 1 in the schema as in the text, `score`
+//! explained for every mode.
+
+use groundkit_core::registry::TOOLS;
+use serde_json::Value;
+
+/// Every `description` in `schema`, with where it is.
+fn descriptions(schema: &Value, at: &str, out: &mut Vec<(String, String)>) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(text) = object.get("description").and_then(Value::as_str) {
+                out.push((at.to_owned(), text.to_owned()));
+            }
+            for (key, child) in object {
+                descriptions(child, &format!("{at}/{key}"), out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| descriptions(item, at, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn descriptions_speak_to_the_caller_not_to_a_rust_reader() {
+    const RUST_READER: &[&str] = &[
+        "len()",
+        "from the path",
+        "by aggregate query",
+        "Option<",
+        "u32",
+        "u64",
+        "Arguments of",
+        "structured content must",
+        "embedding manifest",
+    ];
+    let mut found = Vec::new();
+    for spec in TOOLS.iter() {
+        found.push((
+            format!("{} description", spec.name()),
+            spec.description().to_owned(),
+        ));
+        descriptions(
+            &spec.input_schema(),
+            &format!("{} input", spec.name()),
+            &mut found,
+        );
+        descriptions(
+            &spec.output_schema(),
+            &format!("{} output", spec.name()),
+            &mut found,
+        );
+    }
+    let offending: Vec<_> = found
+        .iter()
+        .filter(|(_, text)| RUST_READER.iter().any(|phrase| text.contains(phrase)))
+        .collect();
+    assert!(offending.is_empty(), "{offending:#?}");
+}
+
+#[test]
+fn rank_starts_at_1_and_score_is_described_for_every_mode() {
+    let search = TOOLS
+        .iter()
+        .find(|spec| spec.name() == "search")
+        .expect("the search tool");
+    let output = search.output_schema();
+    let result = &output["properties"]["results"]["items"]["properties"];
+    assert_eq!(result["rank"]["minimum"], 1);
+    let score = result["score"]["description"].as_str().expect("described");
+    for mode in ["lexical", "dense", "hybrid", "reranked"] {
+        assert!(score.contains(mode), "{mode}: {score}");
+    }
+}
