@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use groundkit_core::retrieval::{
-    self, CollectionRuntime, IngestOptions, InputFormat, NoProgress, SearchMode, SearchParams,
+    self, CollectionCache, IngestOptions, InputFormat, NoProgress, SearchMode, SearchParams,
 };
 
 const WORDS: &[&str] = &[
@@ -90,7 +90,7 @@ fn bench_search(c: &mut Criterion) {
         IngestOptions::new(&index, &base, "bench", vec![corpus.display().to_string()]);
     options.format = InputFormat::Beir;
     retrieval::ingest(&options, &mut NoProgress).expect("ingest");
-    let runtime = CollectionRuntime::new(&index, &base, 1);
+    let runtime = CollectionCache::new(&index, &base, 1);
     let open = runtime.acquire("bench").expect("open");
     let mut i = 0;
     c.bench_function("search_top10_with_content", |b| {

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use groundkit_core::retrieval::{self, CollectionRuntime, SearchMode, SearchParams};
+use groundkit_core::retrieval::{self, CollectionCache, SearchMode, SearchParams};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -15,7 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let passes: usize = rest.first().map(|p| p.parse()).transpose()?.unwrap_or(5);
     let queries = retrieval::eval::read_queries(queries.as_ref())?;
-    let runtime = CollectionRuntime::new(index_dir, ".", 1);
+    let runtime = CollectionCache::new(index_dir, ".", 1);
     let open = runtime.acquire(collection)?;
     let mut qps = Vec::new();
     let mut checksum = 0usize;

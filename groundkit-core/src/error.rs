@@ -67,12 +67,6 @@ pub enum Error {
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
-    /// Dense or hybrid search was requested where it cannot run.
-    #[error("dense search is unavailable for this collection: {reason}")]
-    DenseUnavailable {
-        /// Why, in terms of the collection (never a path or provider URL).
-        reason: String,
-    },
     /// No route matches the request path.
     #[error("no route matches this path")]
     RouteNotFound,
@@ -202,7 +196,6 @@ impl Error {
             Error::ChunkNotFound { .. } => M::new("chunk_not_found", 404, true),
             Error::NotFound { .. } | Error::SessionNotFound => M::new("not_found", 404, true),
             Error::RerankerNotConfigured => M::new("reranker_not_configured", 409, true),
-            Error::DenseUnavailable { .. } => M::new("dense_unavailable", 409, true),
             Error::RouteNotFound => M::new("route_not_found", 404, true),
             Error::MethodNotAllowed => M::new("method_not_allowed", 405, true),
             Error::QueryStringRefused => M::new("query_string_refused", 400, true),

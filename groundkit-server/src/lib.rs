@@ -6,10 +6,11 @@
 //! edge; [`middleware`] assigns request ids and writes the access log; [`state`] is what a
 //! running server holds; [`mcp`] serves the same registry over MCP (stdio and Streamable HTTP at
 //! `/mcp`); [`guard`] holds the bind guard and the Host/Origin allow-list; [`serve`] runs it all;
-//! [`cli`] (feature `retrieval`) is `grk`.
+//! [`service`] (feature `retrieval`) is the grounding service
+//! on the engine's read surface; [`cli`] (feature `cli`) is `grk`, the one user of ingest.
 
 pub mod app;
-#[cfg(feature = "retrieval")]
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod guard;
 pub mod invoke;

@@ -7,7 +7,7 @@
 //!
 //! A collection name is validated by its declared pattern while the arguments are parsed, so a
 //! traversal-shaped name is a `validation_error` before anything touches the disk; existence is
-//! then checked by [`CollectionRuntime::acquire`] without creating a file, as the first step of
+//! then checked by [`CollectionCache::acquire`] without creating a file, as the first step of
 //! every tool. Corpus-wide work (search, status) holds a permit of the one limiter both
 //! transports share, and all engine work runs off the async executor.
 
@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use garde::Validate;
 use groundkit_core::retrieval::{
-    self, CollectionRuntime, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
+    self, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
     MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, RetrievalResult, SearchMode, SearchParams,
     SearchResponse,
 };
@@ -52,7 +52,7 @@ pub trait Reranker: Send + Sync {
 
 /// What every service tool shares, assembled once at start.
 pub struct ServiceContext {
-    runtime: CollectionRuntime,
+    cache: CollectionCache,
     reranker: Option<Arc<dyn Reranker>>,
     default_top_k: u32,
     scans: Arc<Semaphore>,
@@ -60,10 +60,10 @@ pub struct ServiceContext {
 }
 
 impl ServiceContext {
-    /// A context serving the collections of `runtime`.
-    pub fn new(runtime: CollectionRuntime) -> Self {
+    /// A context serving the collections of `cache`.
+    pub fn new(cache: CollectionCache) -> Self {
         Self {
-            runtime,
+            cache,
             reranker: None,
             default_top_k: DEFAULT_TOP_K,
             scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
@@ -106,9 +106,9 @@ async fn blocking<T: Send + 'static>(
 
 /// Open a collection: validate, check existence, reuse the cached generation when current.
 async fn acquire(ctx: &ServiceContext, name: &str) -> Result<Arc<OpenCollection>, Error> {
-    let runtime = ctx.runtime.clone();
+    let cache = ctx.cache.clone();
     let name = name.to_owned();
-    blocking(move || runtime.acquire(&name)).await
+    blocking(move || cache.acquire(&name)).await
 }
 
 // Every collection field declares the engine's name pattern (garde needs the literal), so a
@@ -228,7 +228,7 @@ pub async fn list_collections(
     ctx: &ServiceContext,
     _request: ListCollectionsRequest,
 ) -> Result<ListCollectionsResponse, Error> {
-    let index_dir = ctx.runtime.index_dir().to_owned();
+    let index_dir = ctx.cache.index_dir().to_owned();
     let collections = blocking(move || retrieval::list_collections(&index_dir)).await?;
     Ok(ListCollectionsResponse { collections })
 }
@@ -242,7 +242,7 @@ pub struct IndexStatusRequest {
     pub collection: String,
 }
 
-/// Describe a collection: counts, embedding identity, generation and cache counters.
+/// Describe a collection: counts, generation and cache counters.
 ///
 /// Never reports sources, content or paths.
 #[tool(
@@ -255,11 +255,11 @@ pub async fn index_status(
     request: IndexStatusRequest,
 ) -> Result<IndexStatus, Error> {
     let open = acquire(ctx, &request.collection).await?;
-    let runtime = ctx.runtime.clone();
+    let cache = ctx.cache.clone();
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        retrieval::index_status(&open, &runtime)
+        retrieval::index_status(&open, &cache)
     })
     .await
 }

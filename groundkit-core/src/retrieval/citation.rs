@@ -9,110 +9,14 @@
 
 use std::path::Path;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
 use crate::Error;
 use crate::retrieval::extract::{self, BEIR_EXTRACTOR, ExtractError};
-use crate::retrieval::runtime::OpenCollection;
+use crate::retrieval::model::{Citation, FetchChunkResponse, SourceClass, Verification};
+use crate::retrieval::open::OpenCollection;
 use crate::retrieval::source_file::{
     MAX_SOURCE_BYTES, OpenError, ReadError, SourceFile, open_within, read_bounded, read_span,
 };
 use crate::retrieval::store::{self, ChunkRecord};
-
-/// How a document's text was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SourceClass {
-    /// A plain text or Markdown file; offsets index its bytes.
-    Text,
-    /// A file whose text came from an extractor (HTML, PDF, a BEIR record); offsets index the
-    /// extractor's output.
-    Extracted,
-    /// A fetched URL whose text is kept in the collection's snapshot directory.
-    Snapshot,
-}
-
-impl SourceClass {
-    /// The stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceClass::Text => "text",
-            SourceClass::Extracted => "extracted",
-            SourceClass::Snapshot => "snapshot",
-        }
-    }
-
-    /// Parses the stored spelling.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "text" => Some(SourceClass::Text),
-            "extracted" => Some(SourceClass::Extracted),
-            "snapshot" => Some(SourceClass::Snapshot),
-            _ => None,
-        }
-    }
-}
-
-/// Where a chunk came from, precisely enough to check it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Citation {
-    /// The id of the document (source) the chunk belongs to.
-    pub document_id: String,
-    /// The chunk's id.
-    pub chunk_id: String,
-    /// The source: a path relative to the base directory, or the URL of a snapshot.
-    pub source: String,
-    /// How the text was obtained.
-    pub source_class: SourceClass,
-    /// The extractor (`name@version`) for `extracted` sources and extracted snapshots.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub extractor: Option<String>,
-    /// Byte offset where the chunk starts in the source text.
-    pub start_offset: u64,
-    /// Byte offset where the chunk ends (exclusive).
-    pub end_offset: u64,
-}
-
-/// The verdict of re-reading a cited source.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Verification {
-    /// The source still holds exactly the indexed bytes at the cited offsets.
-    Verified,
-    /// The source exists but no longer holds the indexed bytes there.
-    Drifted,
-    /// The source cannot be checked: missing, unreadable, outside its root, or extracted by an
-    /// extractor this build does not have.
-    Unresolvable,
-}
-
-/// One chunk, its citation and a fresh verification verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FetchChunkResponse {
-    /// The chunk's id.
-    pub chunk_id: String,
-    /// The id of the document (source) the chunk belongs to.
-    pub document_id: String,
-    /// Position of the chunk in its document, from 0.
-    pub chunk_index: u32,
-    /// Where it came from.
-    pub citation: Citation,
-    /// Whether the source still says what was indexed.
-    pub verification: Verification,
-    /// The text read back from the source; present only when `verified`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    /// Why the verdict is not `verified`, in terms of the source (never a path).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    /// True when this chunk is no longer one that `search` can return: an ingest since it was
-    /// indexed found its source changed or removed. `verification` still checks the source as it
-    /// is now, so a superseded chunk is usually `drifted` or `unresolvable`. Superseded chunks stay
-    /// fetchable for a retention window (24 hours by default); once it has passed, a later ingest
-    /// forgets them and fetching one fails with `chunk_not_found`.
-    pub superseded: bool,
-}
 
 /// Fetches a chunk and verifies its citation. A missing chunk is `ChunkNotFound` and reads no
 /// document.

@@ -105,15 +105,6 @@ pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {
     }
 }
 
-/// The collections this server can search.
-#[derive(
-    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-pub struct ListCollectionsResponse {
-    /// Collection names, sorted; pass one as `collection` to the other tools.
-    pub collections: Vec<String>,
-}
-
 /// Names of the collections in `index_dir`, sorted.
 ///
 /// Read-only: each `*.sqlite3` candidate must resolve inside the index directory and pass the

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::retrieval::runtime::OpenCollection;
+use crate::retrieval::open::OpenCollection;
 use crate::retrieval::search::{hit_document_id, lexical_hits};
 
 /// One query.

@@ -71,34 +71,47 @@
 //! A collection's files are created by the first ingest that has something to write: an ingest
 //! where every source failed creates nothing.
 
+// The read surface: everything a server needs, and nothing that writes.
 pub mod analysis;
-pub mod chunk;
-pub mod citation;
-pub mod collection;
+mod cache;
+mod citation;
+mod collection;
 pub mod eval;
 pub mod extract;
-pub mod ingest;
 pub mod lexical;
-mod published;
-pub mod runtime;
-pub mod search;
-#[cfg(feature = "fetch-url")]
-pub mod snapshot_fetch;
+pub mod model;
+mod open;
+mod search;
 pub mod source_file;
-pub mod store;
+mod status;
+mod store;
 
-pub use citation::{Citation, FetchChunkResponse, SourceClass, Verification, fetch_chunk};
-pub use collection::{ListCollectionsResponse, list_collections, validate_name};
+// The write surface: ingest, only with the `ingest` feature.
+#[cfg(feature = "ingest")]
+pub mod chunk;
+#[cfg(feature = "ingest")]
+pub mod ingest;
+#[cfg(feature = "fetch-url")]
+mod snapshot_fetch;
+
+pub use cache::CollectionCache;
+pub use citation::fetch_chunk;
+pub use collection::{MAX_NAME_LEN, list_collections, validate_name};
 pub use eval::EvalReport;
+pub use model::{
+    Citation, FetchChunkResponse, IndexStatus, ListCollectionsResponse, RebuildStats,
+    RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse, SourceClass,
+    Verification,
+};
+pub use open::OpenCollection;
+pub use search::{search, validate_params};
+pub use status::index_status;
+
+#[cfg(feature = "ingest")]
 pub use ingest::{
     CommitStep, DEFAULT_SUPERSEDED_RETENTION, IngestFailure, IngestOptions, IngestProgress,
     IngestSummary, InputFormat, ItemOutcome, NoProgress, ingest,
 };
-pub use runtime::{CollectionRuntime, IndexStatus, OpenCollection, RebuildStats, index_status};
-pub use search::{
-    RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse, search,
-};
-pub use store::EmbeddingIdentity;
 
 /// The largest `top_k` a search accepts; also the candidate depth a reranker would receive.
 pub const MAX_TOP_K: u32 = 100;

@@ -3,8 +3,6 @@
 
 use std::collections::HashSet;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
@@ -12,100 +10,13 @@ use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
-use crate::retrieval::citation::{Citation, SourceClass};
 use crate::retrieval::lexical::{Fields, LexicalIndex};
-use crate::retrieval::runtime::OpenCollection;
+use crate::retrieval::model::{
+    Citation, RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
+    SourceClass,
+};
+use crate::retrieval::open::OpenCollection;
 use crate::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
-
-/// How to rank.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    /// BM25 over the analysed chunk text.
-    #[default]
-    Lexical,
-    /// Vector similarity; needs a collection ingested with an embedder.
-    Dense,
-    /// Reciprocal Rank Fusion of lexical and dense; needs a collection ingested with an
-    /// embedder.
-    Hybrid,
-}
-
-impl SearchMode {
-    /// The serialized spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SearchMode::Lexical => "lexical",
-            SearchMode::Dense => "dense",
-            SearchMode::Hybrid => "hybrid",
-        }
-    }
-}
-
-/// A search request against an already chosen collection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SearchParams {
-    /// Text to search for; plain text, never query syntax.
-    pub query: String,
-    /// How many chunks to return, `1..=MAX_TOP_K`.
-    pub top_k: u32,
-    /// How to rank.
-    #[serde(default)]
-    pub mode: SearchMode,
-}
-
-/// One ranked chunk.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct RetrievalResult {
-    /// The chunk's id: pass it to `fetch_chunk` to re-verify the text against its source.
-    pub chunk_id: String,
-    /// The id of the document (source) the chunk belongs to.
-    pub document_id: String,
-    /// Relevance of this chunk to the query: higher is better, and scores compare only within
-    /// one response. In `lexical` mode (the only mode that runs without an embedder) it is the
-    /// BM25 score, >= 0; `dense` and `hybrid` would rank by vector similarity and by Reciprocal
-    /// Rank Fusion. When `metadata.reranked` is true, the order is the reranker's.
-    pub score: f32,
-    /// Position in the ranking: 1 for the best result.
-    #[schemars(range(min = 1))]
-    pub rank: u32,
-    /// The indexed chunk text.
-    pub content: String,
-    /// Where the chunk came from.
-    pub citation: Citation,
-}
-
-/// How a response was produced.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct SearchMetadata {
-    /// The mode that ranked the results.
-    pub mode: SearchMode,
-    /// The collection generation the results come from.
-    pub generation: u64,
-    /// The `top_k` asked for.
-    pub top_k: u32,
-    /// Analysed query terms used (0: every word was a stop word or punctuation).
-    pub query_terms: u32,
-    /// Whether a reranker reordered the results.
-    pub reranked: bool,
-    /// The reranker's model, when reranked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rerank_model: Option<String>,
-    /// How many candidates the reranker saw, when reranked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rerank_input_depth: Option<u32>,
-}
-
-/// Ranked chunks and how they were produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct SearchResponse {
-    /// The ranked chunks, best first.
-    pub results: Vec<RetrievalResult>,
-    /// How many results were returned (at most `top_k`; fewer when fewer chunks match).
-    pub total_results: u32,
-    /// How they were produced.
-    pub metadata: SearchMetadata,
-}
 
 /// Checks the caller-controlled bounds of a search request.
 pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
@@ -133,19 +44,6 @@ pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
 /// Searches `open` at the generation it was opened at.
 pub fn search(open: &OpenCollection, params: &SearchParams) -> Result<SearchResponse, Error> {
     validate_params(params)?;
-    match params.mode {
-        SearchMode::Lexical => {}
-        SearchMode::Dense | SearchMode::Hybrid => {
-            let reason = if open.has_embeddings() {
-                "this build has no embedder to encode the query"
-            } else {
-                "the collection has no embedding manifest; it was ingested without an embedder"
-            };
-            return Err(Error::DenseUnavailable {
-                reason: reason.to_owned(),
-            });
-        }
-    }
     let (hits, query_terms) = match open.lexical() {
         Some(index) => lexical_hits(index, &params.query, params.top_k as usize)?,
         None => (Vec::new(), 0),
@@ -162,7 +60,7 @@ pub fn search(open: &OpenCollection, params: &SearchParams) -> Result<SearchResp
         total_results: results.len() as u32,
         results,
         metadata: SearchMetadata {
-            mode: params.mode,
+            mode: SearchMode::Lexical,
             generation: open.generation(),
             top_k: params.top_k,
             query_terms,

@@ -29,7 +29,7 @@ pub const MAX_SOURCE_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug)]
 pub(crate) enum OpenError {
     /// Missing, or not readable.
-    Unreadable(io::Error),
+    Unreadable(#[cfg_attr(not(feature = "ingest"), allow(dead_code))] io::Error),
     /// Not a regular file: a directory, FIFO, socket or device.
     NotRegular,
     /// Resolves outside the root, or the path and the opened file disagree.
@@ -38,6 +38,7 @@ pub(crate) enum OpenError {
 
 impl OpenError {
     /// A reason to show a person: names no path.
+    #[cfg(feature = "ingest")]
     pub(crate) fn reason(&self) -> String {
         match self {
             OpenError::Unreadable(err) => match err.kind() {

@@ -5,17 +5,17 @@
 
 mod output;
 mod progress;
+mod tools;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use groundkit_core::Error;
 use groundkit_core::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
 use groundkit_core::retrieval::{
-    self, CollectionRuntime, DEFAULT_SUPERSEDED_RETENTION, IngestOptions, InputFormat,
-    ListCollectionsResponse, SearchMode, SearchParams,
+    self, CollectionCache, DEFAULT_SUPERSEDED_RETENTION, IngestOptions, InputFormat,
 };
 
 /// Ground agents and programs in a local corpus.
@@ -106,26 +106,12 @@ pub struct SearchArgs {
     pub collection: String,
     /// Query text (plain text; no query syntax).
     pub query: String,
-    /// Number of chunks to return.
-    #[arg(long, default_value_t = 5)]
-    pub top_k: u32,
-    /// Ranking mode.
-    #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
-    pub mode: ModeArg,
+    /// Number of chunks to return (the service's default, 10, when absent).
+    #[arg(long)]
+    pub top_k: Option<u32>,
     /// Print the service's JSON response.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Search modes.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ModeArg {
-    /// BM25.
-    Lexical,
-    /// Vectors (needs an embedding manifest).
-    Dense,
-    /// Reciprocal Rank Fusion (needs an embedding manifest).
-    Hybrid,
 }
 
 /// `grk fetch`.
@@ -200,10 +186,10 @@ pub mod exit {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Ingest(args) => ingest(&cli, args),
-        Command::Search(args) => search(&cli, args).map(|()| exit::SUCCESS),
-        Command::Fetch(args) => fetch(&cli, args).map(|()| exit::SUCCESS),
-        Command::Status(args) => status(&cli, args).map(|()| exit::SUCCESS),
-        Command::List(args) => list(&cli, args).map(|()| exit::SUCCESS),
+        Command::Search(args) => tools::search(&cli, args).map(|()| exit::SUCCESS),
+        Command::Fetch(args) => tools::fetch(&cli, args).map(|()| exit::SUCCESS),
+        Command::Status(args) => tools::status(&cli, args).map(|()| exit::SUCCESS),
+        Command::List(args) => tools::list(&cli, args).map(|()| exit::SUCCESS),
         Command::Eval(args) => eval(&cli, args).map(|()| exit::SUCCESS),
         Command::Serve(args) => return serve(&cli, args),
     };
@@ -234,10 +220,6 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
     writeln!(stdout, "{text}").map_err(|err| Error::storage("cannot write to stdout", err))
 }
 
-fn runtime(cli: &Cli) -> CollectionRuntime {
-    CollectionRuntime::new(cli.index_dir.clone(), cli.base_dir.clone(), 4)
-}
-
 fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
     use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
     crate::logging::init();
@@ -248,7 +230,7 @@ fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
             return ExitCode::from(exit::ERROR);
         }
     };
-    let runtime = CollectionRuntime::new(
+    let cache = CollectionCache::new(
         cli.index_dir.clone(),
         cli.base_dir.clone(),
         DEFAULT_CACHE_CAPACITY,
@@ -259,7 +241,7 @@ fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
     };
     let state = crate::AppState::new(
         registry,
-        ServiceContext::new(runtime),
+        ServiceContext::new(cache),
         info,
         crate::Limits::default(),
     );
@@ -291,11 +273,7 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();
     let summary = summary?;
-    if args.json {
-        print_json(&summary)?;
-    } else {
-        output::print_ingest(&summary);
-    }
+    emit(args.json, &summary, output::print_ingest)?;
     let ingested = summary.added + summary.updated + summary.unchanged;
     Ok(if ingested == 0 {
         exit::NOTHING_INGESTED
@@ -306,87 +284,21 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
     })
 }
 
-fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {
-    let runtime = runtime(cli);
-    let open = runtime.acquire(&args.collection)?;
-    let mode = match args.mode {
-        ModeArg::Lexical => SearchMode::Lexical,
-        ModeArg::Dense => SearchMode::Dense,
-        ModeArg::Hybrid => SearchMode::Hybrid,
-    };
-    let params = SearchParams {
-        query: args.query.clone(),
-        top_k: args.top_k,
-        mode,
-    };
-    let response = retrieval::search(&open, &params)?;
-    if args.json {
-        print_json(&response)
-    } else {
-        output::print_search(&response);
-        Ok(())
-    }
-}
-
-fn fetch(cli: &Cli, args: &FetchArgs) -> Result<(), Error> {
-    let runtime = runtime(cli);
-    let open = runtime.acquire(&args.collection)?;
-    let response = retrieval::fetch_chunk(&open, &args.chunk_id)?;
-    if args.json {
-        print_json(&response)
-    } else {
-        output::print_fetch(&response);
-        Ok(())
-    }
-}
-
-fn status(cli: &Cli, args: &StatusArgs) -> Result<(), Error> {
-    let runtime = runtime(cli);
-    let open = runtime.acquire(&args.collection)?;
-    let status = retrieval::index_status(&open, &runtime)?;
-    if args.json {
-        print_json(&status)
-    } else {
-        output::print_status(&status);
-        Ok(())
-    }
-}
-
-fn list(cli: &Cli, args: &ListArgs) -> Result<(), Error> {
-    let response = ListCollectionsResponse {
-        collections: retrieval::list_collections(&cli.index_dir)?,
-    };
-    if args.json {
-        print_json(&response)
-    } else {
-        if response.collections.is_empty() {
-            eprintln!("no collections in {}", display_dir(&cli.index_dir));
-        }
-        for name in &response.collections {
-            println!("{name}");
-        }
-        Ok(())
-    }
-}
-
 fn eval(cli: &Cli, args: &EvalArgs) -> Result<(), Error> {
-    let runtime = runtime(cli);
-    let open = runtime.acquire(&args.collection)?;
+    let cache = CollectionCache::new(cli.index_dir.clone(), cli.base_dir.clone(), 1);
+    let open = cache.acquire(&args.collection)?;
     let queries = retrieval::eval::read_queries(&args.queries)?;
     let qrels = retrieval::eval::read_qrels(&args.qrels)?;
     let report = retrieval::eval::evaluate(&open, &queries, &qrels)?;
-    if args.json {
-        print_json(&report)
-    } else {
-        println!("queries     {}", report.queries);
-        println!("nDCG@10     {:.4}", report.ndcg_at_10);
-        println!("Recall@100  {:.4}", report.recall_at_100);
-        println!("MRR@10      {:.4}", report.mrr_at_10);
-        println!("seconds     {:.3}", report.seconds);
-        Ok(())
-    }
+    emit(args.json, &report, output::print_eval)
 }
 
-fn display_dir(path: &Path) -> String {
-    path.display().to_string()
+/// Prints `value` as pretty JSON with `--json`, else through `human`.
+fn emit<T: serde::Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> Result<(), Error> {
+    if json {
+        print_json(value)
+    } else {
+        human(value);
+        Ok(())
+    }
 }

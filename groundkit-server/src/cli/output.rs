@@ -1,7 +1,10 @@
 //! Human-readable renderings of the command results.
 
+use std::path::Path;
+
 use groundkit_core::retrieval::{
-    FetchChunkResponse, IndexStatus, IngestSummary, SearchResponse, Verification,
+    EvalReport, FetchChunkResponse, IndexStatus, IngestSummary, ListCollectionsResponse,
+    SearchResponse, Verification,
 };
 
 const SNIPPET_CHARS: usize = 240;
@@ -79,11 +82,21 @@ pub(super) fn print_status(status: &IndexStatus) {
     println!("chunks           {}", status.chunk_count);
     println!("generation       {}", status.generation);
     println!("schema version   {}", status.schema_version);
-    match &status.embedding {
-        Some(e) => println!(
-            "embedding        {} {} ({} dims)",
-            e.provider, e.model, e.dimension
-        ),
-        None => println!("embedding        none (lexical search only)"),
+}
+
+pub(super) fn print_eval(report: &EvalReport) {
+    println!("queries     {}", report.queries);
+    println!("nDCG@10     {:.4}", report.ndcg_at_10);
+    println!("Recall@100  {:.4}", report.recall_at_100);
+    println!("MRR@10      {:.4}", report.mrr_at_10);
+    println!("seconds     {:.3}", report.seconds);
+}
+
+pub(super) fn print_list(response: &ListCollectionsResponse, index_dir: &Path) {
+    if response.collections.is_empty() {
+        eprintln!("no collections in {}", index_dir.display());
+    }
+    for name in &response.collections {
+        println!("{name}");
     }
 }

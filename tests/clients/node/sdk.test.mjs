@@ -112,7 +112,7 @@ for (const mode of ["grk stdio", "grk http"]) {
         ["index_status", { collection: "nope" }, "collection_not_found"],
         ["search", { collection: "../etc", query: "tea" }, "validation_error", "collection"],
         ["search", { collection: "papers", query: "tea", rerank: true }, "reranker_not_configured"],
-        ["search", { collection: "papers", query: "tea", mode: "dense" }, "dense_unavailable"],
+        ["search", { collection: "papers", query: "tea", mode: "dense" }, "invalid_request"],
         ["search", { collection: "papers" }, "invalid_request", "query"],
         ["search", { collection: "papers", query: "" }, "validation_error", "query"],
         ["search", { collection: "papers", query: "tea", top_k: 0 }, "validation_error", "top_k"],

@@ -11,10 +11,10 @@ fn only_chunk(fx: &Fixture, collection: &str) -> String {
     ids[0].clone()
 }
 
-/// Fetches the one chunk of collection `c` through a fresh runtime.
+/// Fetches the one chunk of collection `c` through a fresh cache.
 fn fetch_only_chunk(fx: &Fixture) -> FetchChunkResponse {
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     retrieval::fetch_chunk(&open, &only_chunk(fx, "c")).expect("fetch")
 }
 
@@ -111,8 +111,8 @@ fn html_is_verified_by_rerunning_its_extractor() {
         "<html><body><h1>Burns</h1><p>Cool the burn under <b>running</b> water.</p></body></html>",
     );
     fx.ingest_all("c");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     let id = only_chunk(&fx, "c");
     let fetched = retrieval::fetch_chunk(&open, &id).expect("fetch");
     assert_eq!(fetched.citation.source_class, SourceClass::Extracted);
@@ -167,8 +167,8 @@ fn unknown_chunk_is_chunk_not_found() {
     let fx = Fixture::new();
     fx.write("a.md", "text");
     fx.ingest_all("c");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     let err = retrieval::fetch_chunk(&open, "nope").expect_err("missing chunk");
     assert!(matches!(err, Error::ChunkNotFound { .. }), "{err:?}");
     assert_eq!(err.mapping().http_status, 404);
@@ -183,8 +183,8 @@ fn chunk_offsets_are_exact_and_never_split_utf8() {
     options.max_chunk_bytes = 70;
     let summary = retrieval::ingest(&options, &mut retrieval::NoProgress).expect("ingest");
     assert!(summary.chunks > 20, "{summary:?}");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     let bytes = text.as_bytes();
     for id in fx.chunk_ids("c") {
         let fetched = retrieval::fetch_chunk(&open, &id).expect("fetch");
@@ -246,8 +246,8 @@ fn a_chunk_replaced_by_a_reingest_stays_fetchable_as_superseded_until_its_retent
     fx.ingest_all("c");
     let new = only_chunk(&fx, "c");
     assert_ne!(old, new, "changed content, new chunk id");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     let fetched = retrieval::fetch_chunk(&open, &old).expect("still fetchable");
     assert!(fetched.superseded);
     assert_eq!(fetched.verification, Verification::Drifted);
@@ -264,8 +264,8 @@ fn a_chunk_replaced_by_a_reingest_stays_fetchable_as_superseded_until_its_retent
     let mut options = fx.options("c", &[&fx.base]);
     options.superseded_retention = std::time::Duration::ZERO;
     retrieval::ingest(&options, &mut retrieval::NoProgress).expect("ingest");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     let err = retrieval::fetch_chunk(&open, &old).expect_err("past its retention");
     assert!(matches!(err, Error::ChunkNotFound { .. }), "{err:?}");
 }

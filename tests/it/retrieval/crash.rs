@@ -85,8 +85,8 @@ fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generat
         version_two(&fx);
         ingest_killed_at(&fx, phase);
 
-        let runtime = fx.runtime();
-        let open = runtime.acquire("c").expect("collection still opens");
+        let cache = fx.cache();
+        let open = cache.acquire("c").expect("collection still opens");
         assert_eq!(open.generation(), 1, "{phase}");
         assert!(
             found(&fx, "original") && found(&fx, "bravo"),
@@ -96,7 +96,7 @@ fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generat
             !found(&fx, "charlie") && !found(&fx, "edited"),
             "{phase}: nothing of the killed ingest"
         );
-        let status = retrieval::index_status(&open, &runtime).expect("status");
+        let status = retrieval::index_status(&open, &cache).expect("status");
         assert_eq!(
             (status.document_count, status.chunk_count),
             (2, 2),
@@ -138,8 +138,8 @@ fn killed_ingest_after_the_sqlite_commit_is_complete_and_cleaned_up_next_time() 
     ingest_ok(&fx);
     version_two(&fx);
     ingest_killed_at(&fx, "committed");
-    let runtime = fx.runtime();
-    assert_eq!(runtime.acquire("c").expect("open").generation(), 2);
+    let cache = fx.cache();
+    assert_eq!(cache.acquire("c").expect("open").generation(), 2);
     assert!(found(&fx, "charlie") && !found(&fx, "bravo"));
     let next = ingest_ok(&fx);
     assert_eq!(next["unchanged"], 2);
@@ -157,8 +157,8 @@ fn killed_first_ingest_leaves_an_empty_collection_and_the_next_ingest_succeeds()
     let fx = Fixture::new();
     version_one(&fx);
     ingest_killed_at(&fx, "lexical-committed");
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     assert_eq!(open.generation(), 0);
     assert!(fx.search("c", "alpha", 5).results.is_empty());
     let next = ingest_ok(&fx);
@@ -202,9 +202,9 @@ fn ingest_killed_at_arbitrary_moments_never_mixes_generations() {
         child.kill().expect("SIGKILL");
         child.wait().expect("reap");
 
-        let runtime = fx.runtime();
-        let open = runtime.acquire("c").expect("collection opens after a kill");
-        let status = retrieval::index_status(&open, &runtime).expect("status");
+        let cache = fx.cache();
+        let open = cache.acquire("c").expect("collection opens after a kill");
+        let status = retrieval::index_status(&open, &cache).expect("status");
         assert_eq!(status.document_count, 300);
         let hits = |word: &str| fx.search("c", word, 100).results.len();
         // All 300 documents answer from exactly one round: the committed one.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use groundkit_core::Error;
 use groundkit_core::retrieval::{
-    self, CollectionRuntime, FetchChunkResponse, NoProgress, SearchParams, Verification,
+    self, CollectionCache, FetchChunkResponse, NoProgress, SearchParams, Verification,
 };
 
 use super::{Fixture, snapshot_tree};
@@ -24,8 +24,8 @@ fn paragraph(word: &str) -> String {
 }
 
 fn fetch(fx: &Fixture, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("collection opens");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("collection opens");
     retrieval::fetch_chunk(&open, chunk_id)
 }
 
@@ -166,16 +166,14 @@ fn write_corpus(fx: &Fixture, n: usize, round: usize) {
 }
 
 /// One reader pass: the operations of an agent, each counted; an error is recorded, not raised.
-fn read_once(fx: &Fixture, runtime: &CollectionRuntime, reads: &AtomicU64) -> Result<(), String> {
+fn read_once(fx: &Fixture, cache: &CollectionCache, reads: &AtomicU64) -> Result<(), String> {
     let count = || reads.fetch_add(1, Ordering::Relaxed);
     let listed = retrieval::list_collections(&fx.index).map_err(|e| format!("list: {e:?}"))?;
     count();
     if listed != ["c"] {
         return Err(format!("list_collections flickered: {listed:?}"));
     }
-    let open = runtime
-        .acquire("c")
-        .map_err(|e| format!("acquire: {e:?}"))?;
+    let open = cache.acquire("c").map_err(|e| format!("acquire: {e:?}"))?;
     count();
     let found = retrieval::search(
         &open,
@@ -190,7 +188,7 @@ fn read_once(fx: &Fixture, runtime: &CollectionRuntime, reads: &AtomicU64) -> Re
     if found.results.is_empty() {
         return Err("search found nothing".into());
     }
-    retrieval::index_status(&open, runtime).map_err(|e| format!("status: {e:?}"))?;
+    retrieval::index_status(&open, cache).map_err(|e| format!("status: {e:?}"))?;
     count();
     for hit in found.results.iter().take(3) {
         retrieval::fetch_chunk(&open, &hit.chunk_id).map_err(|e| format!("fetch: {e:?}"))?;
@@ -214,19 +212,19 @@ fn readers_never_fail_while_ingests_commit() {
             let (fx, stop, reads, failures) =
                 (fx.clone(), stop.clone(), reads.clone(), failures.clone());
             std::thread::spawn(move || {
-                // Reader 0 keeps one runtime (cached collections, rebuilt per generation); the
-                // others start from a fresh runtime every time, so they probe and open the store
+                // Reader 0 keeps one cache (cached collections, rebuilt per generation); the
+                // others start from a fresh cache every time, so they probe and open the store
                 // on every pass, the path a new server or a CLI call takes.
-                let shared = fx.runtime();
+                let shared = fx.cache();
                 while !stop.load(Ordering::Relaxed) {
                     let fresh;
-                    let runtime = if reader == 0 {
+                    let cache = if reader == 0 {
                         &shared
                     } else {
-                        fresh = fx.runtime();
+                        fresh = fx.cache();
                         &fresh
                     };
-                    if let Err(err) = read_once(&fx, runtime, &reads) {
+                    if let Err(err) = read_once(&fx, cache, &reads) {
                         failures.lock().expect("lock").push(err);
                     }
                 }
@@ -289,13 +287,13 @@ fn reads_create_no_file_in_the_index_directory() {
         "the writer leaves its WAL file in place for readers"
     );
     for _ in 0..3 {
-        let runtime = CollectionRuntime::new(&fx.index, &fx.base, 0);
-        let open = runtime.acquire("c").expect("opens");
+        let cache = CollectionCache::new(&fx.index, &fx.base, 0);
+        let open = cache.acquire("c").expect("opens");
         let hit = fx.search("c", "juliet", 1).results.remove(0);
         retrieval::fetch_chunk(&open, &hit.chunk_id).expect("fetch");
-        retrieval::index_status(&open, &runtime).expect("status");
+        retrieval::index_status(&open, &cache).expect("status");
         retrieval::list_collections(&fx.index).expect("list");
-        let err = runtime.acquire("absent").expect_err("no such collection");
+        let err = cache.acquire("absent").expect_err("no such collection");
         assert!(matches!(err, Error::CollectionNotFound { .. }));
     }
     assert_eq!(tree(), before, "a read created, removed or changed a file");
@@ -317,7 +315,7 @@ fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
         )
         .expect("downgrade");
     }
-    let err = fx.runtime().acquire("c").expect_err("a reader refuses it");
+    let err = fx.cache().acquire("c").expect_err("a reader refuses it");
     assert_eq!(err.kind(), "storage_error", "{err:?}");
     assert!(err.to_string().contains("grk ingest"), "{err}");
 

@@ -30,8 +30,8 @@ fn mkfifo(path: &Path) {
 /// not finish within `limit` (a fetch blocked on a FIFO would never finish), and joins the thread.
 fn fetch_within(fx: &Fixture, chunk_id: &str, limit: Duration) -> FetchChunkResponse {
     let (tx, rx) = std::sync::mpsc::channel();
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("opens");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("opens");
     let id = chunk_id.to_owned();
     let thread = std::thread::spawn(move || {
         let _ = tx.send(retrieval::fetch_chunk(&open, &id));
@@ -338,8 +338,8 @@ fn swapping_a_source_for_a_symlink_outside_never_verifies_from_the_outside_file(
             }
         })
     };
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("opens");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("opens");
     let mut verdicts = std::collections::BTreeMap::new();
     for _ in 0..FETCHES {
         let got = retrieval::fetch_chunk(&open, &id).expect("fetch");

@@ -117,8 +117,8 @@ fn beir_corpus_keeps_record_ids_and_indexes_title_and_text() {
     assert_eq!(citation.source, "beir/corpus.jsonl");
     assert_eq!(citation.source_class, SourceClass::Extracted);
 
-    let runtime = fx.runtime();
-    let open = runtime.acquire("beir").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("beir").expect("open");
     let fetched = retrieval::fetch_chunk(&open, &hits.results[0].chunk_id).expect("fetch");
     assert_eq!(fetched.verification, Verification::Verified);
 
@@ -175,8 +175,8 @@ fn url_is_ingested_as_a_snapshot_and_verified_from_the_snapshot_dir() {
         .collect();
     assert_eq!(snapshots.len(), 1);
 
-    let runtime = fx.runtime();
-    let open = runtime.acquire("web").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("web").expect("open");
     let fetched = retrieval::fetch_chunk(&open, &hit.chunk_id).expect("fetch");
     assert_eq!(fetched.verification, Verification::Verified);
 }
@@ -227,7 +227,7 @@ fn lost_lexical_index_is_rebuilt_by_the_next_ingest() {
     fx.ingest_all("col");
     std::fs::remove_dir_all(fx.index.join("col.tantivy")).expect("lose the index");
     let err = fx
-        .runtime()
+        .cache()
         .acquire("col")
         .expect_err("cannot search without it");
     assert_eq!(err.kind(), "storage_error");

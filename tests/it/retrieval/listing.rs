@@ -22,8 +22,8 @@ fn unrelated_sqlite_file_is_never_listed_nor_written() {
         retrieval::list_collections(&fx.index).expect("list"),
         vec!["real".to_owned()]
     );
-    let runtime = fx.runtime();
-    let err = runtime.acquire("other").expect_err("not a collection");
+    let cache = fx.cache();
+    let err = cache.acquire("other").expect_err("not a collection");
     assert!(matches!(err, Error::CollectionNotFound { .. }), "{err:?}");
     let options = fx.options("other", &[&fx.base]);
     let err = retrieval::ingest(&options, &mut NoProgress).expect_err("refused");
@@ -75,8 +75,8 @@ fn symlinked_collection_outside_index_dir_is_not_listed() {
 fn missing_collection_is_not_found_and_creates_no_file() {
     let fx = Fixture::new();
     std::fs::create_dir_all(&fx.index).expect("index dir");
-    let runtime = fx.runtime();
-    let err = runtime.acquire("nothing").expect_err("missing");
+    let cache = fx.cache();
+    let err = cache.acquire("nothing").expect_err("missing");
     assert!(matches!(err, Error::CollectionNotFound { .. }), "{err:?}");
     assert_eq!(err.mapping().http_status, 404);
     assert!(snapshot_tree(&fx.index).is_empty());
@@ -91,7 +91,7 @@ fn missing_collection_is_not_found_and_creates_no_file() {
 fn traversal_shaped_names_are_validation_errors_without_any_probe() {
     // The index directory does not exist: a probe would have to fail differently.
     let fx = Fixture::new();
-    let runtime = fx.runtime();
+    let cache = fx.cache();
     for name in [
         "../etc/passwd",
         "..",
@@ -100,7 +100,7 @@ fn traversal_shaped_names_are_validation_errors_without_any_probe() {
         "name\0",
         "x".repeat(65).as_str(),
     ] {
-        let err = runtime.acquire(name).expect_err(name);
+        let err = cache.acquire(name).expect_err(name);
         assert!(
             matches!(err, Error::Validation { ref field, .. } if field == "collection"),
             "{err:?}"

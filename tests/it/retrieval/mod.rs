@@ -1,6 +1,7 @@
 //! Retrieval engine and `grk` tests, against real SQLite files and tantivy indexes built in
 //! temporary directories.
 
+mod cache;
 mod citations;
 mod cli;
 mod crash;
@@ -8,13 +9,12 @@ mod generations;
 mod hostile;
 mod ingest;
 mod listing;
-mod runtime;
 mod search;
 
 use std::path::{Path, PathBuf};
 
 use groundkit_core::retrieval::{
-    self, CollectionRuntime, IngestOptions, IngestSummary, NoProgress, SearchParams, SearchResponse,
+    self, CollectionCache, IngestOptions, IngestSummary, NoProgress, SearchParams, SearchResponse,
 };
 
 /// A corpus directory (the base directory) and an index directory, both temporary.
@@ -68,13 +68,13 @@ impl Fixture {
             .expect("ingest succeeds")
     }
 
-    pub(crate) fn runtime(&self) -> CollectionRuntime {
-        CollectionRuntime::new(&self.index, &self.base, 8)
+    pub(crate) fn cache(&self) -> CollectionCache {
+        CollectionCache::new(&self.index, &self.base, 8)
     }
 
     pub(crate) fn search(&self, collection: &str, query: &str, top_k: u32) -> SearchResponse {
-        let runtime = self.runtime();
-        let open = runtime.acquire(collection).expect("collection opens");
+        let cache = self.cache();
+        let open = cache.acquire(collection).expect("collection opens");
         retrieval::search(
             &open,
             &SearchParams {

@@ -1,6 +1,5 @@
 //! Lexical search: query text is never syntax, bounds, ranks and scores, dense refusal.
 
-use groundkit_core::Error;
 use groundkit_core::retrieval::{self, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams};
 
 use super::Fixture;
@@ -68,8 +67,8 @@ fn results_are_ranked_from_one_with_nonnegative_scores() {
 #[test]
 fn out_of_bounds_requests_are_validation_errors() {
     let fx = corpus();
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
     let bad = |query: &str, top_k: u32| {
         retrieval::search(
             &open,
@@ -91,34 +90,18 @@ fn out_of_bounds_requests_are_validation_errors() {
 }
 
 #[test]
-fn dense_and_hybrid_are_refused_without_an_embedding_manifest() {
-    let fx = corpus();
-    let runtime = fx.runtime();
-    let open = runtime.acquire("c").expect("open");
-    for mode in [SearchMode::Dense, SearchMode::Hybrid] {
-        let err = retrieval::search(
-            &open,
-            &SearchParams {
-                query: "tea".into(),
-                top_k: 5,
-                mode,
-            },
-        )
-        .expect_err("refused");
-        assert!(matches!(err, Error::DenseUnavailable { .. }), "{err:?}");
-        assert_eq!(err.kind(), "dense_unavailable");
-    }
-    let status = retrieval::index_status(&open, &runtime).expect("status");
-    assert!(!status.dense_search_available);
-    assert_eq!(status.embedding, None);
-}
-
-#[test]
-fn search_modes_serialize_lowercase() {
+fn lexical_is_the_only_search_mode() {
     assert_eq!(
-        serde_json::to_string(&SearchMode::Hybrid).expect("json"),
-        "\"hybrid\""
+        serde_json::to_string(&SearchMode::Lexical).expect("json"),
+        "\"lexical\""
     );
+    for other in ["dense", "hybrid"] {
+        let text = format!(r#"{{"query":"q","top_k":3,"mode":"{other}"}}"#);
+        assert!(
+            serde_json::from_str::<SearchParams>(&text).is_err(),
+            "{other}"
+        );
+    }
     let params: SearchParams = serde_json::from_str(r#"{"query":"q","top_k":3}"#).expect("parse");
     assert_eq!(params.mode, SearchMode::Lexical);
 }

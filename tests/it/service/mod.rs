@@ -39,7 +39,7 @@ pub(crate) fn corpus() -> Fixture {
 
 /// The service state for `fx`, optionally with a reranker.
 pub(crate) fn state(fx: &Fixture, reranker: Option<Arc<dyn Reranker>>) -> AppState<ServiceContext> {
-    let mut context = ServiceContext::new(fx.runtime());
+    let mut context = ServiceContext::new(fx.cache());
     if let Some(reranker) = reranker {
         context = context.with_reranker(reranker);
     }

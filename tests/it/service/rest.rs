@@ -164,7 +164,9 @@ fn list_and_status_describe_without_paths() {
         ),
         (Some(3), Some(3))
     );
-    assert_eq!(body["dense_search_available"], false);
+    for gone in ["dense_search_available", "embedding", "cache_enabled"] {
+        assert!(body.get(gone).is_none(), "{gone}: {body}");
+    }
     assert_eq!(body["generation"], 1);
     assert!(body["retriever_acquires"].as_u64().expect("acquires") >= 1);
     for leak in [
@@ -264,21 +266,12 @@ fn error_cases(server: &TestServer) -> Vec<(String, u16, &'static str, Response)
             ),
         ),
         (
-            "dense without vectors".into(),
-            409,
-            "dense_unavailable",
+            "a mode this server does not have".into(),
+            400,
+            "invalid_request",
             search(
                 server,
                 json!({"collection": "papers", "query": "tea", "mode": "dense"}),
-            ),
-        ),
-        (
-            "hybrid without vectors".into(),
-            409,
-            "dense_unavailable",
-            search(
-                server,
-                json!({"collection": "papers", "query": "tea", "mode": "hybrid"}),
             ),
         ),
     ];
@@ -451,7 +444,7 @@ fn corpus_scans_are_bounded_at_the_limit_and_refused_one_past_it() {
         entered: entered_tx.into(),
         release: release_rx.into(),
     });
-    let context = ServiceContext::new(fx.runtime())
+    let context = ServiceContext::new(fx.cache())
         .with_reranker(gate)
         .with_scan_limit(2, Duration::from_millis(300));
     let server = Arc::new(TestServer::start(super::state_with(context)));

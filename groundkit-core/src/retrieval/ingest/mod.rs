@@ -16,10 +16,10 @@ use sha2::{Digest, Sha256};
 
 use crate::Error;
 use crate::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
-use crate::retrieval::citation::SourceClass;
 use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::lexical::WriterConfig;
-use crate::retrieval::store::DocumentRow;
+use crate::retrieval::model::SourceClass;
+use crate::retrieval::store::write::DocumentRow;
 
 use discover::Item;
 use sources::FileError;

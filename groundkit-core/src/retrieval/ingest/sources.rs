@@ -11,13 +11,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::Error;
-use crate::retrieval::citation::SourceClass;
 #[cfg(feature = "fetch-url")]
 use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
 use crate::retrieval::ingest::ItemOutcome;
 use crate::retrieval::ingest::discover::FileKind;
 use crate::retrieval::ingest::writer::{Change, Prepared, Writer};
+use crate::retrieval::model::SourceClass;
 use crate::retrieval::source_file::{
     BoundedLines, MAX_SOURCE_BYTES, ReadError, SourceFile, open_within, read_bounded,
 };

@@ -10,13 +10,14 @@ use rusqlite::Connection;
 
 use crate::Error;
 use crate::retrieval::chunk::chunk_spans;
-use crate::retrieval::citation::SourceClass;
 use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::ingest::{CommitStep, IngestFailure, IngestProgress, IngestSummary};
 use crate::retrieval::lexical::{
     ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
 };
-use crate::retrieval::store::{self, DocumentRow, NewChunk, NewDocument};
+use crate::retrieval::model::SourceClass;
+use crate::retrieval::store;
+use crate::retrieval::store::write::{self, DocumentRow, NewChunk, NewDocument};
 
 /// One document ready to write.
 pub(super) struct Prepared {
@@ -39,7 +40,7 @@ pub(super) enum Change {
 /// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`). Dropping the
 /// connection without [`Writer::commit`] rolls the transaction back.
 fn begin(paths: &CollectionPaths) -> Result<Connection, Error> {
-    let conn = store::open_for_write(paths)?;
+    let conn = write::open_for_write(paths)?;
     conn.execute_batch("BEGIN IMMEDIATE")
         .map_err(store::sql_err("cannot start the ingest transaction"))?;
     Ok(conn)
@@ -82,7 +83,7 @@ impl<'a> Writer<'a> {
             None
         };
         let (base_generation, existing) = match &conn {
-            Some(conn) => (store::generation(conn)?, store::all_documents(conn)?),
+            Some(conn) => (store::generation(conn)?, write::all_documents(conn)?),
             None => (0, HashMap::new()),
         };
         // We hold the write lock: anything but the committed generation is a crashed ingest's
@@ -123,7 +124,7 @@ impl<'a> Writer<'a> {
     fn conn(&mut self) -> Result<&Connection, Error> {
         if self.conn.is_none() {
             let conn = begin(self.paths)?;
-            if store::generation(&conn)? != 0 || !store::all_documents(&conn)?.is_empty() {
+            if store::generation(&conn)? != 0 || !write::all_documents(&conn)?.is_empty() {
                 return Err(Error::Validation {
                     field: "collection".to_owned(),
                     message: "another ingest created this collection meanwhile; run this one again"
@@ -204,7 +205,7 @@ impl<'a> Writer<'a> {
                 content: &doc.text[*start..*end],
             })
             .collect();
-        store::insert_document(
+        write::insert_document(
             self.conn()?,
             &NewDocument {
                 document_id: &doc.document_id,
@@ -227,7 +228,7 @@ impl<'a> Writer<'a> {
     /// Keeps a document's current chunks fetchable as superseded, then deletes it from the store.
     fn supersede(&mut self, document_id: &str) -> Result<(), Error> {
         let (generation, now) = (self.base_generation + 1, self.now_unix);
-        store::supersede_document(self.conn()?, document_id, generation, now)
+        write::supersede_document(self.conn()?, document_id, generation, now)
     }
 
     /// Removes documents that vanished from the corpus, from the new generation and the store.
@@ -278,10 +279,10 @@ impl<'a> Writer<'a> {
             let cutoff = self
                 .now_unix
                 .saturating_sub(i64::try_from(retention_secs).unwrap_or(i64::MAX));
-            store::sweep_superseded(&conn, cutoff)?;
+            write::sweep_superseded(&conn, cutoff)?;
             builder.finish(|| progress.commit_step(CommitStep::LexicalCommitted))?;
             progress.commit_step(CommitStep::LexicalPublished);
-            store::set_generation(&conn, generation)?;
+            write::set_generation(&conn, generation)?;
             conn.execute_batch("COMMIT")
                 .map_err(store::sql_err("cannot commit the ingest"))?;
             progress.commit_step(CommitStep::StoreCommitted);
@@ -325,7 +326,7 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| Error::internal("no generation builder"))?;
         let fields = builder.fields;
         for (document_id, row) in kept {
-            for (chunk_id, start, end, content) in store::chunks_of(conn, &document_id)? {
+            for (chunk_id, start, end, content) in write::chunks_of(conn, &document_id)? {
                 builder.add(fields.document(&ChunkDoc {
                     chunk_id: &chunk_id,
                     document_id: &document_id,
@@ -359,7 +360,7 @@ fn remove_unreferenced_snapshots(conn: &Connection, paths: &CollectionPaths) -> 
     let Ok(entries) = std::fs::read_dir(&paths.snapshots) else {
         return Ok(());
     };
-    let referenced = store::referenced_snapshots(conn)?;
+    let referenced = write::referenced_snapshots(conn)?;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let keep = name.to_str().is_some_and(|n| referenced.contains(n));

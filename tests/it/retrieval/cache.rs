@@ -1,4 +1,4 @@
-//! The collection runtime: generation checks, counters, status, concurrent readers.
+//! The collection cache: generation checks, counters, status, concurrent readers.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,16 +12,16 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
     let fx = Fixture::new();
     fx.write("a.md", "alpha");
     fx.ingest_all("c");
-    let runtime = fx.runtime();
-    let first = runtime.acquire("c").expect("open");
-    let second = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let first = cache.acquire("c").expect("open");
+    let second = cache.acquire("c").expect("open");
     assert!(Arc::ptr_eq(&first, &second));
-    let stats = runtime.stats("c");
+    let stats = cache.stats("c");
     assert_eq!((stats.acquires, stats.rebuilds), (2, 1));
 
     fx.write("b.md", "bravo");
     fx.ingest_all("c");
-    let third = runtime.acquire("c").expect("reopen");
+    let third = cache.acquire("c").expect("reopen");
     assert!(!Arc::ptr_eq(&first, &third));
     assert_eq!(third.generation(), 2);
     // The old object keeps answering from its own generation.
@@ -37,7 +37,7 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
     .expect("search");
     assert!(old.results.is_empty());
 
-    let status = retrieval::index_status(&third, &runtime).expect("status");
+    let status = retrieval::index_status(&third, &cache).expect("status");
     assert_eq!(
         (status.retriever_acquires, status.retriever_rebuilds),
         (3, 2)
@@ -46,11 +46,10 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
         (status.document_count, status.chunk_count, status.generation),
         (2, 2, 2)
     );
-    assert!(status.cache_enabled);
     assert!(status.rebuild_seconds_total > 0.0);
     // Reading the status does not move the counters.
-    retrieval::index_status(&third, &runtime).expect("status");
-    assert_eq!(runtime.stats("c").acquires, 3);
+    retrieval::index_status(&third, &cache).expect("status");
+    assert_eq!(cache.stats("c").acquires, 3);
     let json = serde_json::to_string(&status).expect("json");
     assert!(!json.contains(fx.base.to_str().expect("utf8")) && !json.contains("a.md"));
 }
@@ -65,15 +64,15 @@ fn readers_keep_answering_during_an_ingest() {
         );
     }
     fx.ingest_all("c");
-    let runtime = fx.runtime();
+    let cache = fx.cache();
     let stop = Arc::new(AtomicBool::new(false));
     let reader = {
-        let runtime = runtime.clone();
+        let cache = cache.clone();
         let stop = stop.clone();
         std::thread::spawn(move || {
             let mut answered = 0u32;
             while !stop.load(Ordering::Relaxed) {
-                let open = runtime.acquire("c").expect("acquire during ingest");
+                let open = cache.acquire("c").expect("acquire during ingest");
                 let hits = retrieval::search(
                     &open,
                     &SearchParams {
@@ -101,7 +100,7 @@ fn readers_keep_answering_during_an_ingest() {
     stop.store(true, Ordering::Relaxed);
     let answered = reader.join().expect("reader thread");
     assert!(answered > 0);
-    assert_eq!(runtime.acquire("c").expect("open").generation(), 4);
+    assert_eq!(cache.acquire("c").expect("open").generation(), 4);
 }
 
 #[test]
@@ -110,20 +109,20 @@ fn cache_is_bounded_and_evicts_the_least_recently_used_collection() {
     fx.write("a.md", "alpha");
     fx.ingest_all("one");
     fx.ingest_all("two");
-    let runtime = retrieval::CollectionRuntime::new(&fx.index, &fx.base, 1);
-    let first = runtime.acquire("one").expect("open one");
-    runtime.acquire("two").expect("open two");
+    let cache = retrieval::CollectionCache::new(&fx.index, &fx.base, 1);
+    let first = cache.acquire("one").expect("open one");
+    cache.acquire("two").expect("open two");
     assert_eq!(
-        runtime.stats("one").acquires,
+        cache.stats("one").acquires,
         0,
         "evicted: its counters are gone"
     );
-    assert_eq!(runtime.stats("two").acquires, 1);
+    assert_eq!(cache.stats("two").acquires, 1);
     // An evicted collection's object keeps working for whoever still holds it.
     assert_eq!(first.generation(), 1);
-    let again = runtime.acquire("one").expect("reopen one");
+    let again = cache.acquire("one").expect("reopen one");
     assert!(!Arc::ptr_eq(&first, &again));
-    assert_eq!(runtime.stats("one").rebuilds, 1);
+    assert_eq!(cache.stats("one").rebuilds, 1);
 }
 
 #[test]
@@ -131,8 +130,8 @@ fn collection_recreated_under_the_same_name_is_reopened() {
     let fx = Fixture::new();
     fx.write("a.md", "alpha");
     fx.ingest_all("c");
-    let runtime = fx.runtime();
-    let first = runtime.acquire("c").expect("open");
+    let cache = fx.cache();
+    let first = cache.acquire("c").expect("open");
     for companion in ["c.sqlite3", "c.sqlite3-wal", "c.sqlite3-shm"] {
         let _ = std::fs::remove_file(fx.index.join(companion));
     }
@@ -140,7 +139,7 @@ fn collection_recreated_under_the_same_name_is_reopened() {
     std::fs::remove_file(fx.base.join("a.md")).expect("remove a");
     fx.write("b.md", "bravo");
     fx.ingest_all("c");
-    let second = runtime.acquire("c").expect("reopen");
+    let second = cache.acquire("c").expect("reopen");
     assert!(
         !Arc::ptr_eq(&first, &second),
         "the old file's object was reused"

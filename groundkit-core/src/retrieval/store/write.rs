@@ -1,16 +1,17 @@
-//! The SQLite store of a collection: schema, the generation counter, and the row-level reads and
-//! writes ingest, `fetch_chunk` and `index_status` need.
+//! Writes to a collection's store, for ingest only: creating it with its schema, upgrading an
+//! older schema, and the row-level changes of one ingest transaction.
 
-use std::path::Path;
-use std::time::Duration;
-
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use crate::Error;
-use crate::retrieval::citation::SourceClass;
 use crate::retrieval::collection::{CollectionPaths, is_groundkit_store};
+use crate::retrieval::model::SourceClass;
+use crate::retrieval::store::{
+    BUSY_TIMEOUT, persist_wal, schema_version, source_class_at, sql_err,
+};
 use crate::retrieval::{APPLICATION_ID, SCHEMA_VERSION};
 
+/// The tables of a new collection.
 const SCHEMA: &str = "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
@@ -36,13 +37,6 @@ CREATE TABLE chunks (
     content      TEXT NOT NULL
 ) STRICT;
 CREATE INDEX chunks_by_document ON chunks (document_id);
-CREATE TABLE embedding_manifest (
-    id                 INTEGER PRIMARY KEY CHECK (id = 1),
-    provider           TEXT NOT NULL,
-    model              TEXT NOT NULL,
-    dimension          INTEGER NOT NULL,
-    created_generation INTEGER NOT NULL
-) STRICT;
 ";
 
 /// Chunks that a later ingest replaced or removed, with everything `fetch_chunk` needs to cite and
@@ -67,12 +61,6 @@ CREATE TABLE superseded_chunks (
 
 /// Upgrades a version-1 store in place (inside the ingest's transaction).
 const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INTEGER;";
-
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-pub(crate) fn sql_err(context: &'static str) -> impl Fn(rusqlite::Error) -> Error {
-    move |err| Error::storage(context, err)
-}
 
 /// Opens (creating when absent) a collection's store for ingest.
 ///
@@ -130,38 +118,6 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     Ok(conn)
 }
 
-/// Opens an existing collection's store read-only, as a WAL reader: it sees the last committed
-/// transaction and never waits for, or disturbs, an ingest that is writing or checkpointing.
-pub(crate) fn open_for_read(path: &Path) -> Result<Connection, Error> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn =
-        Connection::open_with_flags(path, flags).map_err(sql_err("cannot open the collection"))?;
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .map_err(sql_err("cannot configure the collection"))?;
-    persist_wal(&conn)?;
-    Ok(conn)
-}
-
-/// Keeps the `-wal` and `-shm` files when this connection is the last to close.
-fn persist_wal(conn: &Connection) -> Result<(), Error> {
-    conn.file_control(
-        rusqlite::DEFAULT_NAME,
-        rusqlite::FileControl::PersistWal(&mut 1),
-    )
-    .map_err(sql_err("cannot configure the collection"))
-}
-
-/// The committed generation.
-pub(crate) fn generation(conn: &Connection) -> Result<u64, Error> {
-    conn.query_row(
-        "SELECT value FROM meta WHERE key = 'generation'",
-        [],
-        |row| row.get::<_, i64>(0),
-    )
-    .map(|g| g.max(0) as u64)
-    .map_err(sql_err("cannot read the generation"))
-}
-
 pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), Error> {
     conn.execute(
         "UPDATE meta SET value = ?1 WHERE key = 'generation'",
@@ -169,12 +125,6 @@ pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), E
     )
     .map_err(sql_err("cannot write the generation"))?;
     Ok(())
-}
-
-/// The schema version recorded in the file.
-pub(crate) fn schema_version(conn: &Connection) -> Result<u32, Error> {
-    conn.query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(sql_err("cannot read the schema version"))
 }
 
 /// One stored document, as ingest compares it.
@@ -207,19 +157,6 @@ pub(crate) fn all_documents(
         .map_err(sql_err("cannot read documents"))?;
     rows.collect::<Result<_, _>>()
         .map_err(sql_err("cannot read documents"))
-}
-
-/// The source class in column `index`; a spelling this build does not know is an error, never a
-/// guess.
-fn source_class_at(row: &rusqlite::Row<'_>, index: usize) -> rusqlite::Result<SourceClass> {
-    let class: String = row.get(index)?;
-    SourceClass::parse(&class).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            index,
-            rusqlite::types::Type::Text,
-            "unknown source class".into(),
-        )
-    })
 }
 
 /// A document about to be written.
@@ -373,151 +310,4 @@ pub(crate) fn referenced_snapshots(
         .map_err(sql_err("cannot read snapshots"))?;
     rows.collect::<Result<_, _>>()
         .map_err(sql_err("cannot read snapshots"))
-}
-
-/// A stored chunk joined with its document, as `fetch_chunk` needs it.
-#[derive(Debug, Clone)]
-pub(crate) struct ChunkRecord {
-    pub(crate) chunk_id: String,
-    pub(crate) document_id: String,
-    pub(crate) chunk_index: u32,
-    pub(crate) start_offset: u64,
-    pub(crate) end_offset: u64,
-    pub(crate) content: String,
-    pub(crate) source: String,
-    pub(crate) source_class: SourceClass,
-    pub(crate) extractor: Option<String>,
-    pub(crate) snapshot: Option<String>,
-    pub(crate) record_offset: Option<u64>,
-    /// Whether the chunk comes from `superseded_chunks`.
-    pub(crate) superseded: bool,
-}
-
-/// One keyed lookup in the live chunks, then in the superseded ones: a missing chunk reads no
-/// document. Both lookups run in one read transaction, so an ingest committing in between cannot
-/// make a chunk that moved from one table to the other look missing.
-pub(crate) fn chunk_record(
-    conn: &mut Connection,
-    chunk_id: &str,
-) -> Result<Option<ChunkRecord>, Error> {
-    let tx = conn
-        .transaction()
-        .map_err(sql_err("cannot read the collection"))?;
-    let live = chunk_record_in(
-        &tx,
-        chunk_id,
-        "SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset,
-                c.content, d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0
-         FROM chunks c JOIN documents d ON d.document_id = c.document_id
-         WHERE c.chunk_id = ?1",
-    )?;
-    let record = match live {
-        Some(record) => Some(record),
-        None => chunk_record_in(
-            &tx,
-            chunk_id,
-            "SELECT chunk_id, document_id, chunk_index, start_offset, end_offset, content,
-                    source, source_class, extractor, snapshot, record_offset, 1
-             FROM superseded_chunks WHERE chunk_id = ?1",
-        )?,
-    };
-    tx.finish().map_err(sql_err("cannot read the collection"))?;
-    Ok(record)
-}
-
-fn chunk_record_in(
-    conn: &Connection,
-    chunk_id: &str,
-    sql: &str,
-) -> Result<Option<ChunkRecord>, Error> {
-    let mut stmt = conn
-        .prepare_cached(sql)
-        .map_err(sql_err("cannot read a chunk"))?;
-    stmt.query_row([chunk_id], |row| {
-        let source_class = source_class_at(row, 7)?;
-        Ok(ChunkRecord {
-            chunk_id: row.get(0)?,
-            document_id: row.get(1)?,
-            chunk_index: row.get(2)?,
-            start_offset: row.get::<_, i64>(3)?.max(0) as u64,
-            end_offset: row.get::<_, i64>(4)?.max(0) as u64,
-            content: row.get(5)?,
-            source: row.get(6)?,
-            source_class,
-            extractor: row.get(8)?,
-            snapshot: row.get(9)?,
-            record_offset: row.get::<_, Option<i64>>(10)?.map(|o| o.max(0) as u64),
-            superseded: row.get(11)?,
-        })
-    })
-    .optional()
-    .map_err(sql_err("cannot read a chunk"))
-}
-
-/// Aggregate counts and the embedding identity, read in one snapshot.
-#[derive(Debug, Clone)]
-pub(crate) struct StoreStatus {
-    pub(crate) generation: u64,
-    pub(crate) schema_version: u32,
-    pub(crate) document_count: u64,
-    pub(crate) chunk_count: u64,
-    pub(crate) embedding: Option<EmbeddingIdentity>,
-}
-
-/// The identity of the embedder a collection's vectors were made with.
-#[derive(
-    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-pub struct EmbeddingIdentity {
-    /// Embedding provider.
-    pub provider: String,
-    /// Model name.
-    pub model: String,
-    /// Vector dimension.
-    pub dimension: u32,
-}
-
-pub(crate) fn embedding_identity(conn: &Connection) -> Result<Option<EmbeddingIdentity>, Error> {
-    conn.query_row(
-        "SELECT provider, model, dimension FROM embedding_manifest WHERE id = 1",
-        [],
-        |row| {
-            Ok(EmbeddingIdentity {
-                provider: row.get(0)?,
-                model: row.get(1)?,
-                dimension: row.get(2)?,
-            })
-        },
-    )
-    .optional()
-    .map_err(sql_err("cannot read the embedding manifest"))
-}
-
-pub(crate) fn status(conn: &mut Connection) -> Result<StoreStatus, Error> {
-    let tx = conn
-        .transaction()
-        .map_err(sql_err("cannot read the collection"))?;
-    let generation = generation(&tx)?;
-    let schema_version = schema_version(&tx)?;
-    let document_count = tx
-        .query_row("SELECT count(*) FROM documents", [], |row| {
-            row.get::<_, i64>(0)
-        })
-        .map(|n| n.max(0) as u64)
-        .map_err(sql_err("cannot count documents"))?;
-    let chunk_count = tx
-        .query_row("SELECT count(*) FROM chunks", [], |row| {
-            row.get::<_, i64>(0)
-        })
-        .map(|n| n.max(0) as u64)
-        .map_err(sql_err("cannot count chunks"))?;
-    let embedding = embedding_identity(&tx)?;
-    tx.finish().map_err(sql_err("cannot read the collection"))?;
-    Ok(StoreStatus {
-        generation,
-        schema_version,
-        document_count,
-        chunk_count,
-        embedding,
-    })
 }

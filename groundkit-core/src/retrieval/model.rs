@@ -1,0 +1,230 @@
+//! The values the retrieval engine answers with, shared by every module that produces them and
+//! by the service that returns them unchanged: search results and their citations, fetched
+//! chunks with their verdicts, collection status and listings.
+//!
+//! This module imports nothing else from the engine, so every other module can depend on it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How a document's text was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceClass {
+    /// A plain text or Markdown file; offsets index its bytes.
+    Text,
+    /// A file whose text came from an extractor (HTML, PDF, a BEIR record); offsets index the
+    /// extractor's output.
+    Extracted,
+    /// A fetched URL whose text is kept in the collection's snapshot directory.
+    Snapshot,
+}
+
+impl SourceClass {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceClass::Text => "text",
+            SourceClass::Extracted => "extracted",
+            SourceClass::Snapshot => "snapshot",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "text" => Some(SourceClass::Text),
+            "extracted" => Some(SourceClass::Extracted),
+            "snapshot" => Some(SourceClass::Snapshot),
+            _ => None,
+        }
+    }
+}
+
+/// Where a chunk came from, precisely enough to check it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Citation {
+    /// The id of the document (source) the chunk belongs to.
+    pub document_id: String,
+    /// The chunk's id.
+    pub chunk_id: String,
+    /// The source: a path relative to the base directory, or the URL of a snapshot.
+    pub source: String,
+    /// How the text was obtained.
+    pub source_class: SourceClass,
+    /// The extractor (`name@version`) for `extracted` sources and extracted snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extractor: Option<String>,
+    /// Byte offset where the chunk starts in the source text.
+    pub start_offset: u64,
+    /// Byte offset where the chunk ends (exclusive).
+    pub end_offset: u64,
+}
+
+/// The verdict of re-reading a cited source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verification {
+    /// The source still holds exactly the indexed bytes at the cited offsets.
+    Verified,
+    /// The source exists but no longer holds the indexed bytes there.
+    Drifted,
+    /// The source cannot be checked: missing, unreadable, outside its root, or extracted by an
+    /// extractor this build does not have.
+    Unresolvable,
+}
+
+/// One chunk, its citation and a fresh verification verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FetchChunkResponse {
+    /// The chunk's id.
+    pub chunk_id: String,
+    /// The id of the document (source) the chunk belongs to.
+    pub document_id: String,
+    /// Position of the chunk in its document, from 0.
+    pub chunk_index: u32,
+    /// Where it came from.
+    pub citation: Citation,
+    /// Whether the source still says what was indexed.
+    pub verification: Verification,
+    /// The text read back from the source; present only when `verified`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Why the verdict is not `verified`, in terms of the source (never a path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// True when this chunk is no longer one that `search` can return: an ingest since it was
+    /// indexed found its source changed or removed. `verification` still checks the source as it
+    /// is now, so a superseded chunk is usually `drifted` or `unresolvable`. Superseded chunks stay
+    /// fetchable for a retention window (24 hours by default); once it has passed, a later ingest
+    /// forgets them and fetching one fails with `chunk_not_found`.
+    pub superseded: bool,
+}
+
+/// How to rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchMode {
+    /// BM25 over the analysed chunk text.
+    #[default]
+    Lexical,
+}
+
+impl SearchMode {
+    /// The serialized spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchMode::Lexical => "lexical",
+        }
+    }
+}
+
+/// A search request against an already chosen collection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchParams {
+    /// Text to search for; plain text, never query syntax.
+    pub query: String,
+    /// How many chunks to return, `1..=MAX_TOP_K`.
+    pub top_k: u32,
+    /// How to rank.
+    #[serde(default)]
+    pub mode: SearchMode,
+}
+
+/// One ranked chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RetrievalResult {
+    /// The chunk's id: pass it to `fetch_chunk` to re-verify the text against its source.
+    pub chunk_id: String,
+    /// The id of the document (source) the chunk belongs to.
+    pub document_id: String,
+    /// Relevance of this chunk to the query: higher is better, and scores compare only within
+    /// one response. In `lexical` mode it is the BM25 score, >= 0. When `metadata.reranked` is
+    /// true, the order is the reranker's.
+    pub score: f32,
+    /// Position in the ranking: 1 for the best result.
+    #[schemars(range(min = 1))]
+    pub rank: u32,
+    /// The indexed chunk text.
+    pub content: String,
+    /// Where the chunk came from.
+    pub citation: Citation,
+}
+
+/// How a response was produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchMetadata {
+    /// The mode that ranked the results.
+    pub mode: SearchMode,
+    /// The collection generation the results come from.
+    pub generation: u64,
+    /// The `top_k` asked for.
+    pub top_k: u32,
+    /// Analysed query terms used (0: every word was a stop word or punctuation).
+    pub query_terms: u32,
+    /// Whether a reranker reordered the results.
+    pub reranked: bool,
+    /// The reranker's model, when reranked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank_model: Option<String>,
+    /// How many candidates the reranker saw, when reranked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank_input_depth: Option<u32>,
+}
+
+/// Ranked chunks and how they were produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchResponse {
+    /// The ranked chunks, best first.
+    pub results: Vec<RetrievalResult>,
+    /// How many results were returned (at most `top_k`; fewer when fewer chunks match).
+    pub total_results: u32,
+    /// How they were produced.
+    pub metadata: SearchMetadata,
+}
+
+/// How often this process opened (rebuilt) a collection, and what that cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RebuildStats {
+    /// Acquires of the collection.
+    pub acquires: u64,
+    /// Acquires that had to open the collection (first use or a moved generation).
+    pub rebuilds: u64,
+    /// Seconds spent opening, in total.
+    pub rebuild_seconds_total: f64,
+    /// Seconds the last open took.
+    pub last_rebuild_seconds: Option<f64>,
+}
+
+/// A collection's size, identity and this process's cache counters. Never a source, content or
+/// path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IndexStatus {
+    /// The collection.
+    pub collection: String,
+    /// How many documents (ingested sources) the collection holds.
+    pub document_count: u64,
+    /// How many chunks (searchable passages) the collection holds.
+    pub chunk_count: u64,
+    /// The collection's generation: it grows by one with every ingest that changes it.
+    pub generation: u64,
+    /// Version of the collection's storage format.
+    pub schema_version: u32,
+    /// Requests this server has served from this collection since it started.
+    pub retriever_acquires: u64,
+    /// Times this server had to open the collection: on first use and after each new
+    /// generation.
+    pub retriever_rebuilds: u64,
+    /// Seconds this server has spent opening the collection, in total.
+    pub rebuild_seconds_total: f64,
+    /// Seconds the last open took; absent until the collection has been opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_rebuild_seconds: Option<f64>,
+}
+
+/// The collections this server can search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ListCollectionsResponse {
+    /// Collection names, sorted; pass one as `collection` to the other tools.
+    pub collections: Vec<String>,
+}

@@ -1,0 +1,88 @@
+//! The read commands. `grk search`, `fetch`, `status` and `list` call the service's tools through
+//! its registry, as REST and MCP do: the same argument parsing and validation, the same
+//! defaults, the same scan limiter and the same JSON, which `--json` prints unchanged.
+
+use groundkit_core::retrieval::{
+    CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse,
+};
+use groundkit_core::{Error, Registry};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{Cli, FetchArgs, ListArgs, SearchArgs, StatusArgs, output};
+use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
+
+/// Calls the service tool `name` with `arguments`, prints its answer (the JSON as the service
+/// returns it with `--json`, else through `human`), and returns it.
+fn call<T: DeserializeOwned>(
+    cli: &Cli,
+    name: &str,
+    arguments: Value,
+    json: bool,
+    human: impl FnOnce(&T),
+) -> Result<(), Error> {
+    let registry = Registry::<ServiceContext>::collect()
+        .map_err(|err| Error::internal(format!("the service tools cannot be built: {err}")))?;
+    let spec = registry
+        .get(name)
+        .ok_or_else(|| Error::internal(format!("the service has no tool `{name}`")))?;
+    let context = ServiceContext::new(CollectionCache::new(
+        cli.index_dir.clone(),
+        cli.base_dir.clone(),
+        DEFAULT_CACHE_CAPACITY,
+    ));
+    let engine = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .map_err(|err| Error::internal(format!("cannot start the runtime: {err}")))?;
+    let answer = engine.block_on(spec.call(&context, arguments))?;
+    if json {
+        return super::print_json(&answer);
+    }
+    let typed: T = serde_json::from_value(answer)
+        .map_err(|err| Error::internal(format!("unexpected `{name}` answer: {err}")))?;
+    human(&typed);
+    Ok(())
+}
+
+pub(super) fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {
+    let mut arguments = json!({"collection": args.collection, "query": args.query});
+    if let Some(top_k) = args.top_k {
+        arguments["top_k"] = json!(top_k);
+    }
+    call(cli, "search", arguments, args.json, |r: &SearchResponse| {
+        output::print_search(r)
+    })
+}
+
+pub(super) fn fetch(cli: &Cli, args: &FetchArgs) -> Result<(), Error> {
+    let arguments = json!({"collection": args.collection, "chunk_id": args.chunk_id});
+    call(
+        cli,
+        "fetch_chunk",
+        arguments,
+        args.json,
+        |r: &FetchChunkResponse| output::print_fetch(r),
+    )
+}
+
+pub(super) fn status(cli: &Cli, args: &StatusArgs) -> Result<(), Error> {
+    let arguments = json!({"collection": args.collection});
+    call(
+        cli,
+        "index_status",
+        arguments,
+        args.json,
+        |r: &IndexStatus| output::print_status(r),
+    )
+}
+
+pub(super) fn list(cli: &Cli, args: &ListArgs) -> Result<(), Error> {
+    call(
+        cli,
+        "list_collections",
+        json!({}),
+        args.json,
+        |response: &ListCollectionsResponse| output::print_list(response, &cli.index_dir),
+    )
+}
