@@ -111,16 +111,16 @@ async fn acquire(ctx: &ServiceContext, name: &str) -> Result<Arc<OpenCollection>
     blocking(move || cache.acquire(&name)).await
 }
 
-// Every collection field declares the engine's name pattern (garde needs the literal), so a
-// traversal-shaped name fails argument validation before anything touches the disk; the engine
-// validates again on acquire.
+// Every collection field declares the engine's one collection-name rule
+// (`retrieval::COLLECTION_NAME`), so the schema states it and a traversal-shaped name fails
+// argument validation before anything touches the disk; the engine checks it again on acquire.
 
 /// What to search for, where, and how many results to return.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
     /// Collection to search: a name `list_collections` returns.
-    #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
+    #[garde(pattern(retrieval::COLLECTION_NAME))]
     pub collection: String,
     /// What to look for, as plain text (no query syntax: `+ - : "` are ordinary characters).
     /// Must contain a character that is not white space.
@@ -189,7 +189,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
 #[serde(deny_unknown_fields)]
 pub struct FetchChunkRequest {
     /// Collection holding the chunk: a name `list_collections` returns.
-    #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
+    #[garde(pattern(retrieval::COLLECTION_NAME))]
     pub collection: String,
     /// The `chunk_id` of a `search` result.
     #[garde(length(min = 1, max = 128))]
@@ -238,7 +238,7 @@ pub async fn list_collections(
 #[serde(deny_unknown_fields)]
 pub struct IndexStatusRequest {
     /// Collection to describe: a name `list_collections` returns.
-    #[garde(pattern(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"))]
+    #[garde(pattern(retrieval::COLLECTION_NAME))]
     pub collection: String,
 }
 

@@ -1,44 +1,36 @@
 //! Collection names, their on-disk paths, the read-only identity probe and enumeration.
 
-use std::path::{Path, PathBuf};
-
 use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::Error;
 use crate::retrieval::APPLICATION_ID;
 use crate::retrieval::source_file::open_nonblocking;
 
-/// The longest collection name accepted.
-pub const MAX_NAME_LEN: usize = 64;
+/// The collection-name rule, the only statement of it: an ASCII letter or digit, then up to 63
+/// ASCII letters, digits, `_` or `-`. The service's request types declare it as their
+/// `collection` pattern (so the JSON Schema states it and argument validation checks it), and
+/// [`validate_name`] checks it before any disk access.
+pub static COLLECTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$").expect("the collection-name pattern parses")
+});
 
-/// Checks a collection name against `[A-Za-z0-9][A-Za-z0-9_-]{0,63}`.
-///
-/// Runs before anything touches the disk, so a traversal-shaped name is a validation error and
-/// never a probe of whether some path exists.
+/// Checks a collection name against [`COLLECTION_NAME`].
 pub fn validate_name(name: &str) -> Result<(), Error> {
-    let invalid = |message: &str| Error::Validation {
-        field: "collection".to_owned(),
-        message: message.to_owned(),
-    };
-    let bytes = name.as_bytes();
-    let Some(first) = bytes.first() else {
-        return Err(invalid("must not be empty"));
-    };
-    if bytes.len() > MAX_NAME_LEN {
-        return Err(invalid("must be at most 64 characters"));
+    if COLLECTION_NAME.is_match(name) {
+        Ok(())
+    } else {
+        Err(Error::Validation {
+            field: "collection".to_owned(),
+            message:
+                "must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or \
+                      digit"
+                    .to_owned(),
+        })
     }
-    if !first.is_ascii_alphanumeric() {
-        return Err(invalid("must start with an ASCII letter or digit"));
-    }
-    if !bytes
-        .iter()
-        .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
-    {
-        return Err(invalid(
-            "may contain only ASCII letters, digits, '_' and '-'",
-        ));
-    }
-    Ok(())
 }
 
 /// The files and directories of one collection. Built only from a validated name.

@@ -96,7 +96,7 @@ mod snapshot_fetch;
 
 pub use cache::CollectionCache;
 pub use citation::fetch_chunk;
-pub use collection::{MAX_NAME_LEN, list_collections, validate_name};
+pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use model::{
     Citation, FetchChunkResponse, IndexStatus, ListCollectionsResponse, RebuildStats,

@@ -72,3 +72,33 @@ fn rank_starts_at_1_and_score_is_described_for_every_mode() {
         assert!(score.contains(mode), "{mode}: {score}");
     }
 }
+
+#[test]
+fn every_collection_argument_states_the_one_collection_name_rule() {
+    let rule = groundkit_core::retrieval::COLLECTION_NAME.as_str();
+    let mut with_collection = Vec::new();
+    for spec in TOOLS.iter() {
+        let input = spec.input_schema();
+        if let Some(collection) = input["properties"].get("collection") {
+            assert_eq!(collection["pattern"], rule, "{}", spec.name());
+            with_collection.push(spec.name());
+        }
+    }
+    with_collection.sort_unstable();
+    assert_eq!(with_collection, ["fetch_chunk", "index_status", "search"]);
+    for (name, valid) in [
+        ("a", true),
+        (&"x".repeat(64), true),
+        (&"x".repeat(65), false),
+        ("_a", false),
+        ("a/b", false),
+        ("..", false),
+        ("é", false),
+    ] {
+        assert_eq!(
+            groundkit_core::retrieval::validate_name(name).is_ok(),
+            valid,
+            "{name}"
+        );
+    }
+}

@@ -69,30 +69,29 @@ pub(super) fn ingest_file(
         FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
     };
     let hash = super::sha256_hex(&[extractor.unwrap_or("").as_bytes(), &bytes]);
-    if writer.is_unchanged(rel, &hash) {
-        return Ok(Change::Unchanged);
-    }
-    let text = match kind {
-        FileKind::Text => String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
-        FileKind::Html => extract::html_to_text(&bytes)?,
-        #[cfg(feature = "extract-pdf")]
-        FileKind::Pdf => extract::pdf_to_text(&bytes)?,
-        #[cfg(not(feature = "extract-pdf"))]
-        FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
-    };
-    if text.trim().is_empty() {
-        return Err(FileError::Skip("contains no text".into()));
-    }
-    Ok(writer.write(Prepared {
-        document_id: rel.to_owned(),
-        source: rel.to_owned(),
-        class,
-        extractor,
-        snapshot: None,
-        record_offset: None,
-        hash,
-        text,
-    })?)
+    writer.write_if_changed(rel, hash, |hash| {
+        let text = match kind {
+            FileKind::Text => String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
+            FileKind::Html => extract::html_to_text(&bytes)?,
+            #[cfg(feature = "extract-pdf")]
+            FileKind::Pdf => extract::pdf_to_text(&bytes)?,
+            #[cfg(not(feature = "extract-pdf"))]
+            FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+        };
+        if text.trim().is_empty() {
+            return Err(FileError::Skip("contains no text".into()));
+        }
+        Ok(Prepared {
+            document_id: rel.to_owned(),
+            source: rel.to_owned(),
+            class,
+            extractor,
+            snapshot: None,
+            record_offset: None,
+            hash,
+            text,
+        })
+    })
 }
 
 #[cfg(feature = "fetch-url")]
@@ -110,21 +109,20 @@ pub(super) fn ingest_url(
         fetched.extractor.unwrap_or("").as_bytes(),
         fetched.text.as_bytes(),
     ]);
-    if writer.is_unchanged(url, &hash) {
-        return Ok(Change::Unchanged);
-    }
-    let name = format!("{}.txt", &hash[..32]);
-    write_snapshot(paths, &name, fetched.text.as_bytes())?;
-    Ok(writer.write(Prepared {
-        document_id: url.to_owned(),
-        source: url.to_owned(),
-        class: SourceClass::Snapshot,
-        extractor: fetched.extractor,
-        snapshot: Some(name),
-        record_offset: None,
-        hash,
-        text: fetched.text,
-    })?)
+    writer.write_if_changed(url, hash, |hash| {
+        let name = format!("{}.txt", &hash[..32]);
+        write_snapshot(paths, &name, fetched.text.as_bytes())?;
+        Ok::<_, FileError>(Prepared {
+            document_id: url.to_owned(),
+            source: url.to_owned(),
+            class: SourceClass::Snapshot,
+            extractor: fetched.extractor,
+            snapshot: Some(name),
+            record_offset: None,
+            hash,
+            text: fetched.text,
+        })
+    })
 }
 
 /// Writes a content-addressed snapshot atomically (temporary file, then rename).
@@ -196,20 +194,18 @@ pub(super) fn ingest_beir(
             continue;
         }
         let hash = super::sha256_hex(&[BEIR_EXTRACTOR.as_bytes(), text.as_bytes()]);
-        if writer.is_unchanged(&record.id, &hash) {
-            unchanged += 1;
-            writer.summary.unchanged += 1;
-            continue;
-        }
-        let change = writer.write(Prepared {
-            document_id: record.id,
-            source: rel.to_owned(),
-            class: SourceClass::Extracted,
-            extractor: Some(BEIR_EXTRACTOR),
-            snapshot: None,
-            record_offset: Some(offset),
-            hash,
-            text,
+        let id = record.id.clone();
+        let change = writer.write_if_changed(&id, hash, |hash| {
+            Ok::<_, Error>(Prepared {
+                document_id: record.id,
+                source: rel.to_owned(),
+                class: SourceClass::Extracted,
+                extractor: Some(BEIR_EXTRACTOR),
+                snapshot: None,
+                record_offset: Some(offset),
+                hash,
+                text,
+            })
         })?;
         writer.count(&change);
         match change {

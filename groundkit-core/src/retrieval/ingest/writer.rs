@@ -153,20 +153,29 @@ impl<'a> Writer<'a> {
     }
 
     /// Whether `document_id` with `hash` is already stored; marks it seen either way.
-    pub(super) fn is_unchanged(&mut self, document_id: &str, hash: &str) -> bool {
+    /// Writes document `document_id` unless the store already holds its content `hash`. The
+    /// document is prepared (extracted, fetched, decoded) only when it changed.
+    pub(super) fn write_if_changed<E: From<Error>>(
+        &mut self,
+        document_id: &str,
+        hash: String,
+        prepare: impl FnOnce(String) -> Result<Prepared, E>,
+    ) -> Result<Change, E> {
         self.seen.insert(document_id.to_owned());
-        self.existing
+        let unchanged = self
+            .existing
             .get(document_id)
-            .is_some_and(|row| row.content_hash == hash)
+            .is_some_and(|row| row.content_hash == hash);
+        if unchanged {
+            return Ok(Change::Unchanged);
+        }
+        Ok(self.write(prepare(hash)?)?)
     }
 
-    pub(super) fn write(&mut self, doc: Prepared) -> Result<Change, Error> {
+    /// Chunks and writes a document the store does not hold with this content.
+    fn write(&mut self, doc: Prepared) -> Result<Change, Error> {
         self.seen.insert(doc.document_id.clone());
-        let replacing = match self.existing.get(&doc.document_id) {
-            Some(row) if row.content_hash == doc.hash => return Ok(Change::Unchanged),
-            Some(_) => true,
-            None => false,
-        };
+        let replacing = self.existing.contains_key(&doc.document_id);
         let spans = chunk_spans(&doc.text, self.max_chunk_bytes);
         let chunk_ids: Vec<String> = spans
             .iter()
