@@ -189,3 +189,42 @@ fn bundled_sample_ingests_cleanly_and_answers_a_question() {
         Some("groundkit-html@1")
     );
 }
+
+#[test]
+fn the_read_commands_answer_exactly_what_rest_answers() {
+    let fx = Fixture::new();
+    for i in 0..12 {
+        fx.write(
+            &format!("notes/{i:02}.md"),
+            format!("Note {i} about green tea."),
+        );
+    }
+    let out = grk(&fx, &["ingest", "--collection", "n", "notes"]);
+    assert!(out.status.success());
+    let server = crate::service::server(&fx);
+    let cli = |args: &[&str]| -> serde_json::Value { json(&grk(&fx, args)) };
+
+    let rest = server.post_json("/search", r#"{"collection":"n","query":"green tea"}"#);
+    let search = cli(&["search", "--collection", "n", "green tea", "--json"]);
+    assert_eq!(search, rest.json(), "same default top_k, same answer");
+    assert_eq!(search["results"].as_array().map(Vec::len), Some(10));
+
+    let chunk = search["results"][0]["chunk_id"].as_str().expect("chunk id");
+    let rest = server.get(&format!("/collections/n/chunks/{chunk}"));
+    assert_eq!(
+        cli(&["fetch", "--collection", "n", chunk, "--json"]),
+        rest.json()
+    );
+    assert_eq!(cli(&["list", "--json"]), server.get("/collections").json());
+
+    // Refused the same way: the service's validation, not a command-line check.
+    let out = grk(
+        &fx,
+        &["search", "--collection", "n", "tea", "--top-k", "101"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rest = server.post_json("/search", r#"{"collection":"n","query":"tea","top_k":101}"#);
+    assert_eq!(rest.json()["field"], "top_k");
+    assert!(stderr.contains("top_k"), "{stderr}");
+}
