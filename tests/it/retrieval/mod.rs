@@ -10,6 +10,7 @@ mod hostile;
 mod ingest;
 mod listing;
 mod search;
+mod structure;
 
 use std::path::{Path, PathBuf};
 
