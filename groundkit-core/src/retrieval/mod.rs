@@ -50,7 +50,7 @@
 //!
 //! # Sources
 //!
-//! Every source file is read through [`source_file::open_within`]: opened once, non-blocking,
+//! Every source file is read through `source_file::open_within`: opened once, non-blocking,
 //! judged on the handle (a regular file inside the root, the same file the path resolves to),
 //! and read only from that handle, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
 //! `fetch_chunk` reads only the cited byte range of a `text` source or snapshot and only the
