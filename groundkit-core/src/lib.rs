@@ -2,8 +2,9 @@
 //!
 //! The framework half (always built): tool specs and the sealed side-effect model
 //! ([`tool`](mod@tool)), scoped registries ([`registry`]), the one error type ([`error`]),
-//! request parsing ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval half (feature
-//! `retrieval`, on by default): collections, ingest, lexical search and citation verification.
+//! request parsing ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval
+//! half (feature `retrieval`, off by default): collections, ingest, lexical search and citation
+//! verification.
 
 pub mod error;
 pub mod openapi;
