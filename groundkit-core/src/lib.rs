@@ -2,12 +2,13 @@
 //!
 //! The framework half (always built): tool specs and the sealed side-effect model
 //! ([`tool`](mod@tool)), scoped registries ([`registry`]), the one error type ([`error`]),
-//! request parsing ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval
-//! half (feature `retrieval`, off by default): collections, ingest, lexical search and citation
-//! verification.
+//! request parsing ([`request`]), progress reports ([`progress`]), schemas ([`schema`]) and
+//! OpenAPI ([`openapi`]). The retrieval half (feature `retrieval`, off by default): collections,
+//! ingest, lexical search and citation verification.
 
 pub mod error;
 pub mod openapi;
+pub mod progress;
 pub mod registry;
 pub mod request;
 #[cfg(feature = "retrieval")]

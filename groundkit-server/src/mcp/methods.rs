@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use groundkit_core::Error;
 use groundkit_core::error::rpc_code;
+use groundkit_core::progress::{self, ProgressSink};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::progress::{self, ProgressSink};
+use super::progress::Notifications;
 use super::protocol::{self, Revision};
 use super::session::Peer;
 use super::tools;
@@ -239,7 +240,7 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         .cloned();
     let sink = token
         .zip(call.notify.clone())
-        .map(|(token, out)| ProgressSink::new(token, out));
+        .map(|(token, out)| Arc::new(Notifications::new(token, out)) as Arc<dyn ProgressSink>);
     let outcome = match &call.duplicate_key {
         None => progress::scope(sink, invoke(state, spec, arguments)).await,
         Some(message) => Err(Error::InvalidRequest {

@@ -7,7 +7,7 @@
 //!   `tools/call`, `server/discover`, and the notifications).
 //! - [`server`] is the framing layer in front of the table, shared by both transports.
 //! - [`tools`] renders registry specs, results and errors as MCP JSON.
-//! - [`progress`] lets a tool report progress without knowing its transport.
+//! - [`progress`] turns a tool's progress reports into `notifications/progress`.
 //! - [`session`] holds peers, the HTTP session table and the in-flight requests.
 //! - [`stdio`] and [`http`] are the transports.
 //!
