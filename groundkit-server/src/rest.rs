@@ -20,6 +20,13 @@ use crate::middleware::{RequestId, ResultCount, ToolName};
 use crate::problem;
 use crate::state::{AppState, Limits};
 
+/// The path of the OpenAPI document.
+pub const OPENAPI_PATH: &str = "/openapi.json";
+
+// No tool may claim the OpenAPI path.
+#[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
+static RESERVED_OPENAPI: &str = OPENAPI_PATH;
+
 /// Register one resource per tool, plus `/openapi.json`.
 pub fn configure<Ctx: Send + Sync + 'static>(
     state: &Arc<AppState<Ctx>>,
@@ -46,7 +53,7 @@ pub fn configure<Ctx: Send + Sync + 'static>(
     }
     let openapi = Arc::clone(&state.openapi);
     cfg.service(
-        web::resource("/openapi.json")
+        web::resource(OPENAPI_PATH)
             .route(web::get().to(move || {
                 let openapi = Arc::clone(&openapi);
                 async move {

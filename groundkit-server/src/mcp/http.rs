@@ -47,6 +47,10 @@ pub const SESSION_HEADER: &str = "mcp-session-id";
 /// Protocol version header.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 
+// No tool may claim the MCP path.
+#[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
+static RESERVED_MCP: &str = PATH;
+
 /// Mount `/mcp` for `state`.
 pub fn configure<Ctx: Send + Sync + 'static>(
     state: &Arc<AppState<Ctx>>,
