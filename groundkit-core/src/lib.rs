@@ -5,6 +5,9 @@
 //! request parsing ([`request`]), progress reports ([`progress`]), schemas ([`schema`]) and
 //! OpenAPI ([`openapi`]). The retrieval half (feature `retrieval`, off by default): collections,
 //! ingest, lexical search and citation verification.
+//!
+//! Nothing here knows a transport: no HTTP status, no JSON-RPC code, no path a server serves.
+//! groundkit-server maps errors onto its transports and reserves its own paths.
 
 pub mod error;
 pub mod openapi;
@@ -19,7 +22,7 @@ pub mod tool;
 #[doc(hidden)]
 pub mod __private;
 
-pub use error::{Error, ErrorMapping, McpRendering};
+pub use error::Error;
 pub use groundkit_macros::tool;
 pub use registry::{Registry, RegistryError};
 pub use tool::{HttpMethod, SideEffect, ToolSpec};

@@ -44,10 +44,9 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, web};
-use groundkit_core::Error;
 
+use crate::edge::problem::{self, Refusal};
 use crate::middleware::RequestId;
-use crate::problem;
 
 /// Why a bind address is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -317,23 +316,23 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
 }
 
 /// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers.
-pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Error> {
+pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Refusal> {
     let mut hosts = headers.get_all(header::HOST);
     let host = match (hosts.next(), hosts.next()) {
-        (Some(host), None) => host.to_str().map_err(|_| Error::ForbiddenHost)?,
-        _ => return Err(Error::ForbiddenHost),
+        (Some(host), None) => host.to_str().map_err(|_| Refusal::ForbiddenHost)?,
+        _ => return Err(Refusal::ForbiddenHost),
     };
     if !policy.allows_host(host) {
-        return Err(Error::ForbiddenHost);
+        return Err(Refusal::ForbiddenHost);
     }
     let mut origins = headers.get_all(header::ORIGIN);
     match (origins.next(), origins.next()) {
         (None, _) => Ok(()),
         (Some(origin), None) => match origin.to_str() {
             Ok(origin) if policy.allows_origin(origin) => Ok(()),
-            _ => Err(Error::ForbiddenOrigin),
+            _ => Err(Refusal::ForbiddenOrigin),
         },
-        (Some(_), Some(_)) => Err(Error::ForbiddenOrigin),
+        (Some(_), Some(_)) => Err(Refusal::ForbiddenOrigin),
     }
 }
 
@@ -355,7 +354,7 @@ pub async fn host_guard(
                 .get::<RequestId>()
                 .map(|id| id.0.clone())
                 .unwrap_or_else(|| RequestId::generate().0);
-            let response = problem::response(&error, &request_id);
+            let response = problem::response(error, &request_id);
             Ok(req.into_response(response))
         }
     }
@@ -447,10 +446,13 @@ mod tests {
         let forwarded = header("x-forwarded-host", "localhost");
         assert!(matches!(
             check(&policy, &headers(&[forwarded])),
-            Err(Error::ForbiddenHost)
+            Err(Refusal::ForbiddenHost)
         ));
         let twice = headers(&[header("host", "localhost"), header("host", "localhost")]);
-        assert!(matches!(check(&policy, &twice), Err(Error::ForbiddenHost)));
+        assert!(matches!(
+            check(&policy, &twice),
+            Err(Refusal::ForbiddenHost)
+        ));
         let good = headers(&[header("host", "localhost")]);
         assert!(check(&policy, &good).is_ok());
         let two_origins = headers(&[
@@ -460,7 +462,7 @@ mod tests {
         ]);
         assert!(matches!(
             check(&policy, &two_origins),
-            Err(Error::ForbiddenOrigin)
+            Err(Refusal::ForbiddenOrigin)
         ));
     }
 

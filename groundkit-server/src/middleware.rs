@@ -12,10 +12,9 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
-use groundkit_core::Error;
 use rand::Rng;
 
-use crate::problem;
+use crate::edge::problem::{self, Refusal};
 
 /// Response header carrying the request id.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -56,7 +55,7 @@ pub async fn request_context(
     let id = RequestId::generate();
     req.extensions_mut().insert(id.clone());
     let mut res = if !req.query_string().is_empty() {
-        let response = problem::response(&Error::QueryStringRefused, &id.0);
+        let response = problem::response(Refusal::QueryString, &id.0);
         req.into_response(response)
     } else {
         next.call(req).await?.map_into_boxed_body()

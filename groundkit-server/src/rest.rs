@@ -15,9 +15,9 @@ use groundkit_core::tool::HttpMethod;
 use groundkit_core::{Error, ToolSpec};
 use serde_json::{Map, Value};
 
+use crate::edge::problem::{self, Problem, Refusal};
 use crate::invoke::invoke;
 use crate::middleware::{RequestId, ResultCount, ToolName};
-use crate::problem;
 use crate::state::{AppState, Limits};
 
 /// The path of the OpenAPI document.
@@ -68,16 +68,12 @@ pub fn configure<Ctx: Send + Sync + 'static>(
 
 /// Fallback for a path no route matches.
 pub async fn route_not_found(req: HttpRequest) -> HttpResponse {
-    problem::response(&Error::RouteNotFound, &RequestId::of(&req))
+    problem::response(Refusal::RouteNotFound, &RequestId::of(&req))
 }
 
-/// 405 with the `Allow` header RFC 9110 requires, naming the one method the route serves.
+/// 405, naming the one method the route serves.
 async fn method_not_allowed(req: HttpRequest, allow: &'static str) -> HttpResponse {
-    let mut response = problem::response(&Error::MethodNotAllowed, &RequestId::of(&req));
-    response
-        .headers_mut()
-        .insert(header::ALLOW, header::HeaderValue::from_static(allow));
-    response
+    problem::response(Refusal::MethodNotAllowed { allow }, &RequestId::of(&req))
 }
 
 async fn call<Ctx: Send + Sync + 'static>(
@@ -89,8 +85,8 @@ async fn call<Ctx: Send + Sync + 'static>(
     let request_id = RequestId::of(&req);
     req.extensions_mut().insert(ToolName(spec.name()));
     let result = match arguments(spec, &req, body, &state.limits).await {
-        Ok(arguments) => invoke(&state, spec, arguments).await,
-        Err(err) => Err(err),
+        Ok(arguments) => invoke(&state, spec, arguments).await.map_err(Problem::from),
+        Err(problem) => Err(problem),
     };
     match result {
         Ok(output) => {
@@ -101,7 +97,7 @@ async fn call<Ctx: Send + Sync + 'static>(
             }
             response
         }
-        Err(err) => problem::response(&err, &request_id),
+        Err(problem) => problem::response(problem, &request_id),
     }
 }
 
@@ -111,12 +107,12 @@ async fn arguments(
     req: &HttpRequest,
     body: web::Payload,
     limits: &Limits,
-) -> Result<Value, Error> {
+) -> Result<Value, Problem> {
     let route = spec.route();
     let mut object = Map::new();
     if route.method == HttpMethod::Post {
         if !is_json(req) {
-            return Err(Error::UnsupportedMediaType);
+            return Err(Refusal::UnsupportedMediaType.into());
         }
         let bytes = read_body(req, body, limits).await?;
         object = groundkit_core::request::parse_object(&bytes)?;
@@ -130,7 +126,8 @@ async fn arguments(
             return Err(Error::InvalidRequest {
                 field: Some((*param).to_owned()),
                 message: format!("`{param}` is given by the path; do not repeat it in the body"),
-            });
+            }
+            .into());
         }
     }
     Ok(Value::Object(object))
@@ -144,27 +141,27 @@ pub async fn read_body(
     req: &HttpRequest,
     body: web::Payload,
     limits: &Limits,
-) -> Result<web::Bytes, Error> {
+) -> Result<web::Bytes, Problem> {
     let deadline = limits.body_timeout;
     tokio::time::timeout(deadline, read_capped(req, body, limits.max_body_bytes))
         .await
-        .unwrap_or(Err(Error::BodyTimeout {
+        .unwrap_or(Err(Problem::Refused(Refusal::BodyTimeout {
             seconds: deadline.as_secs(),
-        }))
+        })))
 }
 
 async fn read_capped(
     req: &HttpRequest,
     mut body: web::Payload,
     limit: usize,
-) -> Result<web::Bytes, Error> {
+) -> Result<web::Bytes, Problem> {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|len| len > limit) {
-        return Err(Error::PayloadTooLarge { limit });
+        return Err(Refusal::PayloadTooLarge { limit }.into());
     }
     let mut bytes = web::BytesMut::new();
     while let Some(chunk) = body.next().await {
@@ -173,7 +170,7 @@ async fn read_capped(
             message: "the request body could not be read".into(),
         })?;
         if bytes.len() + chunk.len() > limit {
-            return Err(Error::PayloadTooLarge { limit });
+            return Err(Refusal::PayloadTooLarge { limit }.into());
         }
         bytes.extend_from_slice(&chunk);
     }

@@ -21,7 +21,7 @@
 use std::sync::Arc;
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use groundkit_core::Error;
@@ -31,9 +31,9 @@ use super::jsonrpc::{self, Incoming, Message};
 use super::protocol::Revision;
 use super::server::{self, HttpHeaders, McpServer, Transport};
 use super::session::{Peer, SessionError};
+use crate::edge::problem::{self, Problem, Refusal};
 use crate::guard;
 use crate::middleware::RequestId;
-use crate::problem;
 use crate::rest::{is_json, read_body};
 use crate::state::AppState;
 
@@ -75,8 +75,8 @@ pub fn configure<Ctx: Send + Sync + 'static>(
     );
 }
 
-fn refuse(error: &Error, req: &HttpRequest) -> HttpResponse {
-    problem::response(error, &RequestId::of(req))
+fn refuse(problem: impl Into<Problem>, req: &HttpRequest) -> HttpResponse {
+    problem::response(problem, &RequestId::of(req))
 }
 
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
@@ -113,10 +113,10 @@ fn accepts(req: &HttpRequest) -> Accepts {
     }
 }
 
-fn session_error(error: SessionError) -> Error {
+fn session_problem(error: SessionError) -> Problem {
     match error {
-        SessionError::Unknown => Error::SessionNotFound,
-        SessionError::Full => Error::Overloaded,
+        SessionError::Unknown => Refusal::SessionNotFound.into(),
+        SessionError::Full => Error::Overloaded.into(),
     }
 }
 
@@ -134,18 +134,18 @@ async fn post<Ctx: Send + Sync + 'static>(
 ) -> HttpResponse {
     let state = server.state();
     if let Err(error) = guard::check(&state.hosts, req.headers()) {
-        return refuse(&error, &req);
+        return refuse(error, &req);
     }
     let accept = accepts(&req);
     if !accept.json && !accept.sse {
-        return refuse(&Error::NotAcceptable, &req);
+        return refuse(Refusal::NotAcceptable, &req);
     }
     if !is_json(&req) {
-        return refuse(&Error::UnsupportedMediaType, &req);
+        return refuse(Refusal::UnsupportedMediaType, &req);
     }
     let bytes = match read_body(&req, body, &state.limits).await {
         Ok(bytes) => bytes,
-        Err(error) => return refuse(&error, &req),
+        Err(problem) => return refuse(problem, &req),
     };
     let headers = HttpHeaders {
         protocol_version: header(&req, VERSION_HEADER).map(str::to_owned),
@@ -184,7 +184,7 @@ async fn post<Ctx: Send + Sync + 'static>(
         && Revision::parse(version.trim()).is_none()
     {
         return refuse(
-            &Error::InvalidRequest {
+            Error::InvalidRequest {
                 field: None,
                 message: format!(
                     "unsupported MCP-Protocol-Version; this server speaks {}",
@@ -198,10 +198,10 @@ async fn post<Ctx: Send + Sync + 'static>(
         Peer::new()
     } else {
         match header(&req, SESSION_HEADER) {
-            None => return refuse(&missing_session(), &req),
+            None => return refuse(missing_session(), &req),
             Some(id) => match state.mcp.sessions.get(id) {
                 Ok(peer) => peer,
-                Err(error) => return refuse(&session_error(error), &req),
+                Err(error) => return refuse(session_problem(error), &req),
             },
         }
     };
@@ -223,7 +223,7 @@ async fn post<Ctx: Send + Sync + 'static>(
             Ok(id) => {
                 response.insert_header((HeaderName::from_static(SESSION_HEADER), id));
             }
-            Err(error) => return refuse(&session_error(error), &req),
+            Err(error) => return refuse(session_problem(error), &req),
         }
     }
     if accept.json {
@@ -282,7 +282,7 @@ async fn delete<Ctx: Send + Sync + 'static>(
 ) -> HttpResponse {
     let state = server.state();
     if let Err(error) = guard::check(&state.hosts, req.headers()) {
-        return refuse(&error, &req);
+        return refuse(error, &req);
     }
     let stateless = header(&req, VERSION_HEADER)
         .and_then(|v| Revision::parse(v.trim()))
@@ -292,11 +292,11 @@ async fn delete<Ctx: Send + Sync + 'static>(
         return other(server, req).await;
     }
     let Some(id) = header(&req, SESSION_HEADER) else {
-        return refuse(&missing_session(), &req);
+        return refuse(missing_session(), &req);
     };
     match state.mcp.sessions.remove(id) {
         Ok(()) => HttpResponse::NoContent().finish(),
-        Err(error) => refuse(&session_error(error), &req),
+        Err(error) => refuse(session_problem(error), &req),
     }
 }
 
@@ -305,11 +305,12 @@ async fn other<Ctx: Send + Sync + 'static>(
     req: HttpRequest,
 ) -> HttpResponse {
     if let Err(error) = guard::check(&server.state().hosts, req.headers()) {
-        return refuse(&error, &req);
+        return refuse(error, &req);
     }
-    let mut response = refuse(&Error::MethodNotAllowed, &req);
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
-    response
+    refuse(
+        Refusal::MethodNotAllowed {
+            allow: "POST, DELETE",
+        },
+        &req,
+    )
 }

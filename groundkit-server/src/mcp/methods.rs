@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use groundkit_core::Error;
-use groundkit_core::error::rpc_code;
 use groundkit_core::progress::{self, ProgressSink};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
@@ -20,6 +19,7 @@ use super::progress::Notifications;
 use super::protocol::{self, Revision};
 use super::session::Peer;
 use super::tools;
+use crate::edge::problem::{self, Problem, rpc_code};
 use crate::invoke::invoke;
 use crate::state::AppState;
 
@@ -251,8 +251,9 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     let result = match outcome {
         Ok(output) => tools::success(&output, call.revision),
         Err(error) => {
-            crate::problem::log(&error, &call.request_id);
-            match tools::failure(&error, &call.request_id, call.revision) {
+            let problem = Problem::from(error);
+            problem::log(&problem, &call.request_id);
+            match tools::failure(&problem, &call.request_id, call.revision) {
                 tools::Failure::Result(result) => result,
                 tools::Failure::Protocol(code, message, data) => {
                     return Err(ErrorObjectOwned::owned(code, message, Some(data)));

@@ -15,10 +15,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::edge::problem::rpc_code;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use futures_util::future::{abortable, join_all};
-use groundkit_core::error::rpc_code;
 use jsonrpsee::core::server::{ConnectionId, Extensions, MethodCallback, Methods};
 use jsonrpsee::types::{Id, Params};
 use serde_json::value::RawValue;

@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use groundkit_core::error::rpc_code;
+use crate::edge::problem::rpc_code;
 
 use super::jsonrpc::ErrorFrame;
 use super::server::{McpServer, Transport};
