@@ -34,8 +34,8 @@
 //! HTTP/1.1 without Host, and two Hosts in any version, itself, with an empty 400
 //! (docs/limits.md).
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
-//! both to every route, before any body is read; the MCP HTTP transport checks again itself so
-//! it stays safe if mounted in another app.
+//! both to every route, before any body is read; the MCP HTTP transport wraps its own resource in
+//! it again, with its state's policy, so it stays safe if mounted in another app.
 
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
@@ -43,10 +43,10 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, web};
+use actix_web::web;
 
+use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Refusal};
-use crate::middleware::RequestId;
 
 /// Why a bind address is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -348,13 +348,8 @@ pub async fn host_guard(
     };
     match verdict {
         Ok(()) => Ok(next.call(req).await?.map_into_boxed_body()),
-        Err(error) => {
-            let request_id = req
-                .extensions()
-                .get::<RequestId>()
-                .map(|id| id.0.clone())
-                .unwrap_or_else(|| RequestId::generate().0);
-            let response = problem::response(error, &request_id);
+        Err(refusal) => {
+            let response = problem::response(refusal, &RequestId::of(req.request()));
             Ok(req.into_response(response))
         }
     }

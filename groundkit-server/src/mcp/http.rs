@@ -1,10 +1,10 @@
 //! Streamable HTTP at `/mcp`, in the same actix app and port as REST.
 //!
 //! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
-//! and before anything is allocated for the request: Host and Origin again (this transport may
-//! be mounted in an app without [`host_guard`](crate::guard::host_guard)), `Accept` (406 unless
-//! it allows `application/json` or `text/event-stream`), `Content-Type` (415 unless JSON), the
-//! declared length (413), then the body, read up to
+//! and before anything is allocated for the request: Host and Origin again (the resource wraps
+//! itself in [`host_guard`], so it stays safe when mounted in an app without one), `Accept` (406
+//! unless it allows `application/json` or `text/event-stream`), `Content-Type` (415 unless
+//! JSON), the declared length (413), then the body, read up to
 //! [`Limits::max_body_bytes`](crate::Limits::max_body_bytes) and no further.
 //!
 //! Answers: a response frame as `application/json`, or as `text/event-stream` when the client
@@ -15,13 +15,16 @@
 //! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
 //! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
 //! missing, 404 when unknown, expired or deleted); `DELETE` ends it. Stateless-era requests
-//! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405. `GET` is 405: this server never pushes, so it offers
-//! no standalone stream.
+//! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405. `GET` is 405:
+//! this server never pushes, so it offers no standalone stream.
+//!
+//! This module imports from [`edge`](crate::edge), never from REST.
 
 use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderName};
+use actix_web::middleware::from_fn;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use groundkit_core::Error;
@@ -31,10 +34,11 @@ use super::jsonrpc::{self, Incoming, Message};
 use super::protocol::Revision;
 use super::server::{self, HttpHeaders, McpServer, Transport};
 use super::session::{Peer, SessionError};
+use crate::edge::access;
+use crate::edge::body;
+use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Problem, Refusal};
-use crate::guard;
-use crate::middleware::RequestId;
-use crate::rest::{is_json, read_body};
+use crate::guard::host_guard;
 use crate::state::AppState;
 
 /// The path MCP is served at.
@@ -58,20 +62,17 @@ pub fn configure<Ctx: Send + Sync + 'static>(
 ) {
     let server = Arc::new(McpServer::new(Arc::clone(state)));
     let post_server = Arc::clone(&server);
-    let delete_server = Arc::clone(&server);
-    let other_server = server;
     cfg.service(
         web::resource(PATH)
             .name("mcp")
+            .app_data(web::Data::new(state.hosts.clone()))
+            .wrap(from_fn(host_guard))
+            .wrap(from_fn(access::tagged(access::Transport::McpHttp)))
             .route(web::post().to(move |req: HttpRequest, body: web::Payload| {
                 post(Arc::clone(&post_server), req, body)
             }))
-            .route(
-                web::delete().to(move |req: HttpRequest| delete(Arc::clone(&delete_server), req)),
-            )
-            .default_service(web::to(move |req: HttpRequest| {
-                other(Arc::clone(&other_server), req)
-            })),
+            .route(web::delete().to(move |req: HttpRequest| delete(Arc::clone(&server), req)))
+            .default_service(web::to(method_not_allowed)),
     );
 }
 
@@ -130,20 +131,17 @@ fn missing_session() -> Error {
 async fn post<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     req: HttpRequest,
-    body: web::Payload,
+    payload: web::Payload,
 ) -> HttpResponse {
     let state = server.state();
-    if let Err(error) = guard::check(&state.hosts, req.headers()) {
-        return refuse(error, &req);
-    }
     let accept = accepts(&req);
     if !accept.json && !accept.sse {
         return refuse(Refusal::NotAcceptable, &req);
     }
-    if !is_json(&req) {
+    if !body::is_json(&req) {
         return refuse(Refusal::UnsupportedMediaType, &req);
     }
-    let bytes = match read_body(&req, body, &state.limits).await {
+    let bytes = match body::read(&req, payload, &state.limits).await {
         Ok(bytes) => bytes,
         Err(problem) => return refuse(problem, &req),
     };
@@ -280,33 +278,23 @@ async fn delete<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     req: HttpRequest,
 ) -> HttpResponse {
-    let state = server.state();
-    if let Err(error) = guard::check(&state.hosts, req.headers()) {
-        return refuse(error, &req);
-    }
     let stateless = header(&req, VERSION_HEADER)
         .and_then(|v| Revision::parse(v.trim()))
         .is_some_and(Revision::is_stateless);
     if stateless {
         // The stateless era has no sessions to end.
-        return other(server, req).await;
+        return method_not_allowed(req).await;
     }
     let Some(id) = header(&req, SESSION_HEADER) else {
         return refuse(missing_session(), &req);
     };
-    match state.mcp.sessions.remove(id) {
+    match server.state().mcp.sessions.remove(id) {
         Ok(()) => HttpResponse::NoContent().finish(),
         Err(error) => refuse(session_problem(error), &req),
     }
 }
 
-async fn other<Ctx: Send + Sync + 'static>(
-    server: Arc<McpServer<Ctx>>,
-    req: HttpRequest,
-) -> HttpResponse {
-    if let Err(error) = guard::check(&server.state().hosts, req.headers()) {
-        return refuse(error, &req);
-    }
+async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
     refuse(
         Refusal::MethodNotAllowed {
             allow: "POST, DELETE",

@@ -19,7 +19,7 @@ use crate::edge::problem::rpc_code;
 use super::jsonrpc::ErrorFrame;
 use super::server::{McpServer, Transport};
 use super::session::Peer;
-use crate::middleware::RequestId;
+use crate::edge::id::random_id;
 use crate::state::AppState;
 
 /// Requests handled at once on one stdio connection.
@@ -68,7 +68,7 @@ where
                 let peer = Arc::clone(&peer);
                 let tx = tx.clone();
                 tasks.spawn(async move {
-                    let request_id = RequestId::generate().0;
+                    let request_id = random_id();
                     let reply = server
                         .handle_frame(&peer, &bytes, Transport::Stdio, &request_id, Some(&tx))
                         .await;
