@@ -1,8 +1,8 @@
 //! The method table: one jsonrpsee [`RpcModule`] holding every MCP method this server answers.
 //!
 //! The table sees named params and a [`Call`] (revision, peer, request id, progress sink) in the
-//! per-call [`Extensions`]; the framing layer in [`super::server`] decides everything about ids,
-//! eras and transports before a method runs. Methods return `Result<Value, ErrorObjectOwned>`;
+//! per-call [`Extensions`] (the [`bridge`](super::bridge) puts it there); the framing layer in
+//! [`super::server`] decides everything about ids, eras and transports before a method runs. Methods return `Result<Value, ErrorObjectOwned>`;
 //! nothing here formats a frame.
 
 use std::sync::Arc;
@@ -54,6 +54,20 @@ pub struct Call {
     pub result: ResultSlot,
     /// Set when the request's params name a key twice: the call is refused with this message.
     pub duplicate_key: Option<String>,
+}
+
+impl Call {
+    /// A call of `peer` under `revision`, with no progress sink and nothing refused yet.
+    pub fn new(peer: &Arc<Peer>, revision: Revision, request_id: &str) -> Self {
+        Self {
+            revision,
+            peer: Arc::clone(peer),
+            request_id: request_id.to_owned(),
+            notify: None,
+            result: ResultSlot::default(),
+            duplicate_key: None,
+        }
+    }
 }
 
 /// Where a method leaves its serialized result for the dispatcher (see [`Call::result`]).

@@ -17,7 +17,7 @@ use tokio::task::JoinSet;
 use crate::edge::problem::rpc_code;
 
 use super::jsonrpc::ErrorFrame;
-use super::server::{McpServer, Transport};
+use super::server::{Exchange, McpServer, Transport};
 use super::session::Peer;
 use crate::edge::id::random_id;
 use crate::state::AppState;
@@ -69,11 +69,15 @@ where
                 let tx = tx.clone();
                 tasks.spawn(async move {
                     let request_id = random_id();
-                    let reply = server
-                        .handle_frame(&peer, &bytes, Transport::Stdio, &request_id, Some(&tx))
-                        .await;
-                    if let Some(reply) = reply {
-                        let _ = tx.send(reply.body);
+                    let exchange = Exchange {
+                        peer: &peer,
+                        transport: Transport::Stdio,
+                        request_id: &request_id,
+                        notify: Some(&tx),
+                    };
+                    let answer = server.handle_frame(&bytes, exchange).await;
+                    if let Some(frame) = answer.frame {
+                        let _ = tx.send(frame);
                     }
                     drop(permit);
                 });

@@ -2,15 +2,16 @@
 //!
 //! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
 //! and before anything is allocated for the request: Host and Origin again (the resource wraps
-//! itself in [`host_guard`], so it stays safe when mounted in an app without one), `Accept` (406
-//! unless it allows `application/json` or `text/event-stream`), `Content-Type` (415 unless
-//! JSON), the declared length (413), then the body, read up to
+//! itself in [`host_guard`], so it stays safe when mounted in an app
+//! without one), `Accept` (406 unless it allows `application/json` or `text/event-stream`),
+//! `Content-Type` (415 unless JSON), the declared length (413), then the body, read up to
 //! [`Limits::max_body_bytes`](crate::Limits::max_body_bytes) and no further.
 //!
 //! Answers: a response frame as `application/json`, or as `text/event-stream` when the client
 //! accepts only that, or when a `tools/call` asks for progress (`_meta.progressToken`) and the
 //! client accepts a stream (progress events, then the response, then the stream ends); 202 with
-//! an empty body for notifications and responses.
+//! an empty body for notifications and responses. The status comes from the framing's
+//! [`Outcome`] ([`headers::status`]).
 //!
 //! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
 //! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
@@ -20,19 +21,22 @@
 //!
 //! This module imports from [`edge`](crate::edge), never from REST.
 
+pub mod headers;
+
 use std::sync::Arc;
 
-use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderName};
+use actix_web::http::header::{CACHE_CONTROL, HeaderName};
 use actix_web::middleware::from_fn;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use groundkit_core::Error;
 use tokio::sync::mpsc;
 
+use self::headers::{Headers, accepts, header, status};
+use super::answer::Outcome;
 use super::jsonrpc::{self, Incoming, Message};
-use super::protocol::Revision;
-use super::server::{self, HttpHeaders, McpServer, Transport};
+use super::protocol::{self, HeaderVersion, Revision};
+use super::server::{Exchange, McpServer, Transport};
 use super::session::{Peer, SessionError};
 use crate::edge::access;
 use crate::edge::body;
@@ -41,6 +45,8 @@ use crate::edge::problem::{self, Problem, Refusal};
 use crate::guard::host_guard;
 use crate::state::AppState;
 
+pub use self::headers::VERSION_HEADER;
+
 /// The path MCP is served at.
 pub const PATH: &str = "/mcp";
 /// The routes this transport adds to an app, as (method, path): everything else at [`PATH`] is
@@ -48,8 +54,6 @@ pub const PATH: &str = "/mcp";
 pub const ROUTES: &[(&str, &str)] = &[("POST", PATH), ("DELETE", PATH)];
 /// Session id header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
-/// Protocol version header.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
 
 // No tool may claim the MCP path.
 #[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
@@ -78,40 +82,6 @@ pub fn configure<Ctx: Send + Sync + 'static>(
 
 fn refuse(problem: impl Into<Problem>, req: &HttpRequest) -> HttpResponse {
     problem::response(problem, &RequestId::of(req))
-}
-
-fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok())
-}
-
-/// What the client's `Accept` allows.
-struct Accepts {
-    json: bool,
-    sse: bool,
-}
-
-fn accepts(req: &HttpRequest) -> Accepts {
-    let Some(accept) = header(req, "accept") else {
-        return Accepts {
-            json: true,
-            sse: true,
-        };
-    };
-    let ranges: Vec<String> = accept
-        .split(',')
-        .map(|r| {
-            r.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .collect();
-    let any = |wanted: &[&str]| ranges.iter().any(|r| wanted.contains(&r.as_str()));
-    Accepts {
-        json: any(&["application/json", "application/*", "*/*"]),
-        sse: any(&["text/event-stream", "text/*", "*/*"]),
-    }
 }
 
 fn session_problem(error: SessionError) -> Problem {
@@ -145,12 +115,8 @@ async fn post<Ctx: Send + Sync + 'static>(
         Ok(bytes) => bytes,
         Err(problem) => return refuse(problem, &req),
     };
-    let headers = HttpHeaders {
-        protocol_version: header(&req, VERSION_HEADER).map(str::to_owned),
-        method: header(&req, "mcp-method").map(str::to_owned),
-        name: header(&req, "mcp-name").map(str::to_owned),
-    };
-    let transport = Transport::Http(&headers);
+    let headers = Headers::of(&req);
+    let version = headers.version();
     let incoming = jsonrpc::parse(&bytes);
 
     let request = match &incoming {
@@ -158,12 +124,8 @@ async fn post<Ctx: Send + Sync + 'static>(
         _ => None,
     };
     let stateless = match request {
-        Some(request) => server::is_stateless(request, transport),
-        None => headers
-            .protocol_version
-            .as_deref()
-            .and_then(|v| Revision::parse(v.trim()))
-            .is_some_and(Revision::is_stateless),
+        Some(request) => protocol::is_stateless(request, version),
+        None => version.is_stateless(),
     };
     let initialize = request.is_some_and(|r| r.method == "initialize");
     let malformed = matches!(incoming, Incoming::Single(Message::Invalid(_)));
@@ -176,21 +138,16 @@ async fn post<Ctx: Send + Sync + 'static>(
                 .is_some()
     });
 
-    if !stateless
-        && !malformed
-        && let Some(version) = &headers.protocol_version
-        && Revision::parse(version.trim()).is_none()
-    {
-        return refuse(
-            Error::InvalidRequest {
-                field: None,
-                message: format!(
-                    "unsupported MCP-Protocol-Version; this server speaks {}",
-                    Revision::supported().join(", ")
-                ),
-            },
-            &req,
+    if !stateless && !malformed && matches!(version, HeaderVersion::Unknown(_)) {
+        let message = format!(
+            "unsupported MCP-Protocol-Version; this server speaks {}",
+            Revision::supported().join(", ")
         );
+        let error = Error::InvalidRequest {
+            field: None,
+            message,
+        };
+        return refuse(error, &req);
     }
     let peer = if stateless || initialize || malformed {
         Peer::new()
@@ -208,15 +165,18 @@ async fn post<Ctx: Send + Sync + 'static>(
     if progress && accept.sse {
         return stream(server, peer, incoming, headers, request_id);
     }
-    let reply = server
-        .handle_incoming(&peer, incoming, transport, &request_id, None)
-        .await;
-    let Some(reply) = reply else {
+    let exchange = Exchange {
+        peer: &peer,
+        transport: Transport::Http(&headers),
+        request_id: &request_id,
+        notify: None,
+    };
+    let answer = server.handle_incoming(incoming, exchange).await;
+    let Some(frame) = answer.frame else {
         return HttpResponse::Accepted().finish();
     };
-    let mut response =
-        HttpResponse::build(StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK));
-    if reply.initialized && !stateless {
+    let mut response = HttpResponse::build(status(answer.outcome));
+    if answer.outcome == (Outcome::Result { initialized: true }) && !stateless {
         match state.mcp.sessions.create(Arc::clone(&peer)) {
             Ok(id) => {
                 response.insert_header((HeaderName::from_static(SESSION_HEADER), id));
@@ -225,12 +185,12 @@ async fn post<Ctx: Send + Sync + 'static>(
         }
     }
     if accept.json {
-        response.content_type("application/json").body(reply.body)
+        response.content_type("application/json").body(frame)
     } else {
         response
             .content_type("text/event-stream")
-            .insert_header((header::CACHE_CONTROL, "no-cache"))
-            .body(sse_event(&reply.body))
+            .insert_header((CACHE_CONTROL, "no-cache"))
+            .body(sse_event(&frame))
     }
 }
 
@@ -243,22 +203,20 @@ fn stream<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     peer: Arc<Peer>,
     incoming: Incoming,
-    headers: HttpHeaders,
+    headers: Headers,
     request_id: String,
 ) -> HttpResponse {
     let (tx, rx) = mpsc::unbounded_channel::<String>();
     actix_web::rt::spawn(async move {
-        let reply = server
-            .handle_incoming(
-                &peer,
-                incoming,
-                Transport::Http(&headers),
-                &request_id,
-                Some(&tx),
-            )
-            .await;
-        if let Some(reply) = reply {
-            let _ = tx.send(reply.body);
+        let exchange = Exchange {
+            peer: &peer,
+            transport: Transport::Http(&headers),
+            request_id: &request_id,
+            notify: Some(&tx),
+        };
+        let answer = server.handle_incoming(incoming, exchange).await;
+        if let Some(frame) = answer.frame {
+            let _ = tx.send(frame);
         }
     });
     let events = futures_util::stream::unfold(rx, |mut rx| async move {
@@ -270,7 +228,7 @@ fn stream<Ctx: Send + Sync + 'static>(
     });
     HttpResponse::Ok()
         .content_type("text/event-stream")
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((CACHE_CONTROL, "no-cache"))
         .streaming(events)
 }
 
@@ -278,10 +236,7 @@ async fn delete<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     req: HttpRequest,
 ) -> HttpResponse {
-    let stateless = header(&req, VERSION_HEADER)
-        .and_then(|v| Revision::parse(v.trim()))
-        .is_some_and(Revision::is_stateless);
-    if stateless {
+    if Headers::of(&req).version().is_stateless() {
         // The stateless era has no sessions to end.
         return method_not_allowed(req).await;
     }
