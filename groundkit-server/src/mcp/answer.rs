@@ -1,7 +1,8 @@
 //! What the framing answers to one frame, in no transport's terms: the frame to send, if any,
-//! and an [`Outcome`] each transport turns into its own (an HTTP status).
+//! and an [`Outcome`] each transport turns into its own (an HTTP status, an access-log line).
 
 use super::jsonrpc::ErrorFrame;
+use crate::edge::access::Note;
 
 /// What kind of answer a frame got: enough for a transport to choose its status and log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +67,15 @@ pub struct Called {
 }
 
 impl Answer {
+    /// Say on `note` what the access line records of this answer.
+    pub fn note(&self, note: &mut Note) {
+        note.outcome = Some(self.outcome.as_str());
+        if let Some(called) = &self.request {
+            note.rpc_method = Some(called.method.clone());
+            note.tool = called.tool.clone().map(Into::into);
+        }
+    }
+
     pub(super) fn refused(frame: ErrorFrame) -> Self {
         Self {
             frame: Some(frame.render()),

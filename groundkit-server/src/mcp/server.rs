@@ -8,10 +8,9 @@
 //!
 //! It knows no transport: what a transport's envelope adds (Streamable HTTP's headers) comes in
 //! through [`Transport`], and what comes out is an [`Answer`] whose [`Outcome`] the transport
-//! turns into its own terms (an HTTP status).
+//! turns into its own terms (an HTTP status, an access-log line).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures_util::future::{abortable, join_all};
 use serde_json::{Map, Value};
@@ -37,13 +36,6 @@ pub enum Transport<'a> {
 }
 
 impl Transport<'_> {
-    fn name(&self) -> &'static str {
-        match self {
-            Transport::Stdio => "mcp-stdio",
-            Transport::Http(_) => "mcp-http",
-        }
-    }
-
     /// The `MCP-Protocol-Version` the envelope declares (none on stdio).
     fn version(&self) -> HeaderVersion<'_> {
         match self {
@@ -161,7 +153,6 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
     }
 
     async fn request(&self, request: Request, ex: Exchange<'_>) -> Answer {
-        let started = Instant::now();
         let called = Called {
             method: request.method.clone(),
             tool: tool_name(&request.method, request.params.as_ref()),
@@ -192,7 +183,6 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                 (Some(frame.render()), outcome)
             }
         };
-        access_log(ex, &called, outcome, started);
         Answer {
             frame,
             outcome,
@@ -259,17 +249,4 @@ fn tool_name(method: &str, params: Option<&Map<String, Value>>) -> Option<String
     (method == "tools/call")
         .then(|| params?.get("name")?.as_str().map(str::to_owned))
         .flatten()
-}
-
-fn access_log(ex: Exchange<'_>, called: &Called, outcome: Outcome, started: Instant) {
-    tracing::info!(
-        target: "groundkit::access",
-        request_id = ex.request_id,
-        transport = ex.transport.name(),
-        method = called.method,
-        tool = called.tool.as_deref().unwrap_or("-"),
-        outcome = outcome.as_str(),
-        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
-        "request"
-    );
 }

@@ -6,9 +6,11 @@
 //! one finishes) and may be answered out of order. A line longer than the configured cap
 //! ([`Limits::max_line_bytes`](crate::Limits::max_line_bytes), 16 MiB by default) is answered
 //! with -32600 and skipped without being held in memory. At end of input the server answers
-//! what is already in flight and returns, so the process exits 0.
+//! what is already in flight and returns, so the process exits 0. Each request gets its request
+//! id and one access-log line, as an HTTP request does.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
@@ -16,9 +18,11 @@ use tokio::task::JoinSet;
 
 use crate::edge::problem::rpc_code;
 
+use super::answer::Outcome;
 use super::jsonrpc::ErrorFrame;
 use super::server::{Exchange, McpServer, Transport};
 use super::session::Peer;
+use crate::edge::access::{self, Note};
 use crate::edge::id::random_id;
 use crate::state::AppState;
 
@@ -68,6 +72,7 @@ where
                 let peer = Arc::clone(&peer);
                 let tx = tx.clone();
                 tasks.spawn(async move {
+                    let started = Instant::now();
                     let request_id = random_id();
                     let exchange = Exchange {
                         peer: &peer,
@@ -76,6 +81,14 @@ where
                         notify: Some(&tx),
                     };
                     let answer = server.handle_frame(&bytes, exchange).await;
+                    if answer.outcome != Outcome::Silent {
+                        let mut note = Note {
+                            transport: Some(access::Transport::McpStdio),
+                            ..Note::default()
+                        };
+                        answer.note(&mut note);
+                        access::write(&request_id, None, &note, started);
+                    }
                     if let Some(frame) = answer.frame {
                         let _ = tx.send(frame);
                     }

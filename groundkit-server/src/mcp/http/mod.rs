@@ -38,7 +38,7 @@ use super::jsonrpc::{self, Incoming, Message};
 use super::protocol::{self, HeaderVersion, Revision};
 use super::server::{Exchange, McpServer, Transport};
 use super::session::{Peer, SessionError};
-use crate::edge::access;
+use crate::edge::access::{self, Later};
 use crate::edge::body;
 use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Problem, Refusal};
@@ -163,7 +163,8 @@ async fn post<Ctx: Send + Sync + 'static>(
 
     let request_id = RequestId::of(&req);
     if progress && accept.sse {
-        return stream(server, peer, incoming, headers, request_id);
+        let later = access::defer(&req);
+        return stream(server, peer, incoming, headers, request_id, later);
     }
     let exchange = Exchange {
         peer: &peer,
@@ -172,6 +173,7 @@ async fn post<Ctx: Send + Sync + 'static>(
         notify: None,
     };
     let answer = server.handle_incoming(incoming, exchange).await;
+    access::note(&req, |note| answer.note(note));
     let Some(frame) = answer.frame else {
         return HttpResponse::Accepted().finish();
     };
@@ -198,13 +200,15 @@ fn sse_event(frame: &str) -> String {
     format!("event: message\ndata: {frame}\n\n")
 }
 
-/// Answer as a stream: progress notifications as they happen, then the response.
+/// Answer as a stream: progress notifications as they happen, then the response. The access
+/// line (`later`) is written when the call is done, before its response is sent.
 fn stream<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     peer: Arc<Peer>,
     incoming: Incoming,
     headers: Headers,
     request_id: String,
+    later: Later,
 ) -> HttpResponse {
     let (tx, rx) = mpsc::unbounded_channel::<String>();
     actix_web::rt::spawn(async move {
@@ -215,6 +219,8 @@ fn stream<Ctx: Send + Sync + 'static>(
             notify: Some(&tx),
         };
         let answer = server.handle_incoming(incoming, exchange).await;
+        later.note(|note| answer.note(note));
+        drop(later);
         if let Some(frame) = answer.frame {
             let _ = tx.send(frame);
         }
