@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A framework-only user depends on groundkit-core and groundkit-server with default features off
 # and must pull no tantivy or SQLite. The hello example is such a user: check its dependency tree
-# and that it builds that way.
+# and that it builds that way. groundkit-core, with any features, knows no transport: no HTTP
+# server and no JSON-RPC library in its tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,4 +17,12 @@ for package in groundkit-examples groundkit-server groundkit-core; do
     fi
     echo "$package (framework only): no tantivy, no SQLite"
 done
+transport=$(cargo tree -p groundkit-core --all-features -e normal --prefix none --locked \
+    | grep -E '^(actix-[a-z-]+|jsonrpsee[a-z-]*) ' | sort -u || true)
+if [ -n "$transport" ]; then
+    echo "groundkit-core pulls transport dependencies:" >&2
+    echo "$transport" >&2
+    exit 1
+fi
+echo "groundkit-core (all features): no actix, no jsonrpsee"
 cargo check -p groundkit-examples --locked --quiet

@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use garde::Validate;
+use groundkit_core::progress;
 use groundkit_core::{Error, tool};
-use groundkit_server::mcp::progress;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -3,6 +3,8 @@
 //! [`hello`] is a small read-only tool set with nothing to do with retrieval: a GET with path
 //! parameters, a no-argument GET, and a POST with a bounded free-text field and a nested output.
 //! [`conformance`] holds the fixture tools the official MCP conformance suite calls by name.
+//! [`serve`] is the whole `main` of the binaries that serve them.
 
 pub mod conformance;
 pub mod hello;
+pub mod serve;

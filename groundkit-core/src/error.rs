@@ -1,14 +1,20 @@
-//! The one error type of the stack, and the one mapping that renders it.
+//! The one error type of the stack: what went wrong, its stable `kind`, and whether its message
+//! may be shown to a caller.
 //!
-//! Every layer (registry, request parsing, tools, retrieval engine, transports) reports failures
-//! as [`Error`]. Transports never classify: they call [`Error::mapping`] and render the
-//! [`ErrorMapping`] it returns, as `application/problem+json` on REST and as a JSON-RPC error or
-//! an `isError` tool result on MCP. The match in [`Error::mapping`] is exhaustive, so a new
-//! variant cannot ship without a status, a stable `kind` and an exposure decision.
+//! Every layer (registry, request parsing, tools, retrieval engine, the call path) reports
+//! failures as [`Error`]. This module decides two things about each variant, in one exhaustive
+//! match ([`Error::kind`], [`Error::exposes_message`]): the stable `kind` clients branch on, and
+//! whether the message may be rendered. How a kind travels (an HTTP status, a JSON-RPC code, an
+//! MCP tool result) is the transports' business: groundkit-server matches this enum exhaustively
+//! in its one mapping, so a new variant cannot ship without a kind, an exposure decision and a
+//! rendering on every transport.
 //!
 //! Only kinds whose message names caller input expose their message. Everything else renders a
 //! fixed generic detail, because its message (or its source chain) may carry paths, URLs or
 //! provider text. Sources are kept for the server log and never rendered.
+//!
+//! Failures only a network edge can meet (a refused Host, a body over the limit, an unknown
+//! route) are not here: groundkit-server owns them.
 
 use std::borrow::Cow;
 
@@ -60,46 +66,9 @@ pub enum Error {
         /// The identifier the caller gave.
         id: String,
     },
-    /// An MCP session id names no live session. The id is not echoed: it is the caller's
-    /// credential-like token, and a log or proxy that records error bodies should not get it.
-    #[error("this MCP session does not exist or has expired; send initialize to start a new one")]
-    SessionNotFound,
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
-    /// No route matches the request path.
-    #[error("no route matches this path")]
-    RouteNotFound,
-    /// The route exists but not for this method.
-    #[error("this route does not accept this method")]
-    MethodNotAllowed,
-    /// A query string was sent; no groundkit route accepts one.
-    #[error("query strings are not accepted; send parameters in the path or the JSON body")]
-    QueryStringRefused,
-    /// The body is larger than the server accepts.
-    #[error("the request body exceeds the limit of {limit} bytes")]
-    PayloadTooLarge {
-        /// The configured limit in bytes.
-        limit: usize,
-    },
-    /// The client did not send the whole body within the server's body-read deadline.
-    #[error("the request body did not arrive within {seconds} s")]
-    BodyTimeout {
-        /// The deadline, in whole seconds.
-        seconds: u64,
-    },
-    /// The body is not `application/json`.
-    #[error("the request body must be application/json")]
-    UnsupportedMediaType,
-    /// The client accepts no representation the server can produce.
-    #[error("the Accept header must allow application/json")]
-    NotAcceptable,
-    /// The `Host` header is missing, duplicated or not on the allow-list.
-    #[error("the Host header is not allowed for this server")]
-    ForbiddenHost,
-    /// The `Origin` header names a foreign origin.
-    #[error("the Origin header is not allowed for this server")]
-    ForbiddenOrigin,
     /// A bounded resource (concurrent scans, sessions) is exhausted; retry later.
     #[error("the server is at capacity for this kind of request; retry shortly")]
     Overloaded,
@@ -115,15 +84,6 @@ pub enum Error {
         #[source]
         source: Option<BoxedSource>,
     },
-    /// An embedding or rerank provider failed.
-    #[error("provider failure: {message}")]
-    Provider {
-        /// Operator-facing description (may name URLs; never shown to a caller).
-        message: String,
-        /// The underlying failure.
-        #[source]
-        source: Option<BoxedSource>,
-    },
     /// A bug or an unexpected condition, including a handler panic.
     #[error("internal error: {message}")]
     Internal {
@@ -132,98 +92,38 @@ pub enum Error {
     },
 }
 
-/// How an error is rendered on MCP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpRendering {
-    /// A `tools/call` result with `isError: true` (MCP 2025-11-25: tool and argument failures
-    /// are results the model can read, not protocol errors).
-    ToolResult,
-    /// A JSON-RPC error object with this code.
-    Protocol(i32),
-}
-
-/// JSON-RPC error codes used by the MCP surface.
-pub mod rpc_code {
-    /// Invalid JSON was received.
-    pub const PARSE_ERROR: i32 = -32700;
-    /// The JSON sent is not a valid request object.
-    pub const INVALID_REQUEST: i32 = -32600;
-    /// The method does not exist.
-    pub const METHOD_NOT_FOUND: i32 = -32601;
-    /// Invalid method parameters.
-    pub const INVALID_PARAMS: i32 = -32602;
-    /// Internal JSON-RPC error.
-    pub const INTERNAL_ERROR: i32 = -32603;
-}
-
-/// The rendering decision for one error: the single source both transports read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ErrorMapping {
-    /// Stable machine-readable label; clients branch on this, never on prose.
-    pub kind: &'static str,
-    /// HTTP status on the REST surface.
-    pub http_status: u16,
-    /// Rendering on the MCP surface.
-    pub mcp: McpRendering,
-    /// Whether [`Error`]'s own message may be shown to a caller.
-    pub expose_message: bool,
-}
-
-impl ErrorMapping {
-    const fn new(kind: &'static str, http_status: u16, expose_message: bool) -> Self {
-        Self {
-            kind,
-            http_status,
-            mcp: McpRendering::ToolResult,
-            expose_message,
-        }
-    }
-
-    const fn protocol(mut self, code: i32) -> Self {
-        self.mcp = McpRendering::Protocol(code);
-        self
-    }
-}
-
 impl Error {
-    /// The one mapping from error to rendering. Exhaustive on purpose.
-    pub const fn mapping(&self) -> ErrorMapping {
-        use ErrorMapping as M;
+    /// The stable `kind` and whether the message may be shown: the one place both are decided.
+    /// Exhaustive on purpose.
+    const fn class(&self) -> (&'static str, bool) {
         match self {
-            Error::InvalidRequest { .. } => M::new("invalid_request", 400, true),
-            Error::Validation { .. } => M::new("validation_error", 422, true),
-            Error::CollectionNotFound { .. } => M::new("collection_not_found", 404, true),
-            Error::ChunkNotFound { .. } => M::new("chunk_not_found", 404, true),
-            Error::NotFound { .. } | Error::SessionNotFound => M::new("not_found", 404, true),
-            Error::RerankerNotConfigured => M::new("reranker_not_configured", 409, true),
-            Error::RouteNotFound => M::new("route_not_found", 404, true),
-            Error::MethodNotAllowed => M::new("method_not_allowed", 405, true),
-            Error::QueryStringRefused => M::new("query_string_refused", 400, true),
-            Error::PayloadTooLarge { .. } => M::new("payload_too_large", 413, true),
-            Error::BodyTimeout { .. } => M::new("body_timeout", 408, true),
-            Error::UnsupportedMediaType => M::new("unsupported_media_type", 415, true),
-            Error::NotAcceptable => M::new("not_acceptable", 406, true),
-            Error::ForbiddenHost => M::new("forbidden_host", 403, true),
-            Error::ForbiddenOrigin => M::new("forbidden_origin", 403, true),
-            Error::Overloaded => M::new("overloaded", 503, true),
-            Error::Timeout => M::new("timeout", 504, true),
-            Error::Storage { .. } => M::new("storage_error", 500, false),
-            Error::Provider { .. } => M::new("provider_error", 502, false),
-            Error::Internal { .. } => {
-                M::new("internal_error", 500, false).protocol(rpc_code::INTERNAL_ERROR)
-            }
+            Error::InvalidRequest { .. } => ("invalid_request", true),
+            Error::Validation { .. } => ("validation_error", true),
+            Error::CollectionNotFound { .. } => ("collection_not_found", true),
+            Error::ChunkNotFound { .. } => ("chunk_not_found", true),
+            Error::NotFound { .. } => ("not_found", true),
+            Error::RerankerNotConfigured => ("reranker_not_configured", true),
+            Error::Overloaded => ("overloaded", true),
+            Error::Timeout => ("timeout", true),
+            Error::Storage { .. } => ("storage_error", false),
+            Error::Internal { .. } => ("internal_error", false),
         }
     }
 
     /// Stable machine-readable label of this error.
     pub const fn kind(&self) -> &'static str {
-        self.mapping().kind
+        self.class().0
+    }
+
+    /// Whether this error's own message may be shown to a caller (it names only caller input).
+    pub const fn exposes_message(&self) -> bool {
+        self.class().1
     }
 
     /// The text a caller may see: the message for exposed kinds, [`GENERIC_DETAIL`] otherwise.
     /// Never reads the source chain.
     pub fn public_detail(&self) -> Cow<'static, str> {
-        if self.mapping().expose_message {
+        if self.exposes_message() {
             Cow::Owned(self.to_string())
         } else {
             Cow::Borrowed(GENERIC_DETAIL)
@@ -268,7 +168,7 @@ mod tests {
         let detail = err.public_detail();
         assert_eq!(detail, GENERIC_DETAIL);
         assert!(!detail.contains("/srv"));
-        assert_eq!(err.mapping().http_status, 500);
+        assert!(!err.exposes_message());
         assert_eq!(err.kind(), "storage_error");
     }
 
@@ -278,7 +178,7 @@ mod tests {
             name: "papers".into(),
         };
         assert!(err.public_detail().contains("'papers'"));
-        assert_eq!(err.mapping().http_status, 404);
+        assert_eq!(err.kind(), "collection_not_found");
         let err = Error::Validation {
             field: "query".into(),
             message: "too long".into(),

@@ -2,11 +2,16 @@
 //!
 //! The framework half (always built): tool specs and the sealed side-effect model
 //! ([`tool`](mod@tool)), scoped registries ([`registry`]), the one error type ([`error`]),
-//! request parsing ([`request`]), schemas ([`schema`]) and OpenAPI ([`openapi`]). The retrieval half (feature
-//! `retrieval`, on by default): collections, ingest, lexical search and citation verification.
+//! request parsing ([`request`]), progress reports ([`progress`]), schemas ([`schema`]) and
+//! OpenAPI ([`openapi`]). The retrieval half (feature `retrieval`, off by default): collections,
+//! ingest, lexical search and citation verification.
+//!
+//! Nothing here knows a transport: no HTTP status, no JSON-RPC code, no path a server serves.
+//! groundkit-server maps errors onto its transports and reserves its own paths.
 
 pub mod error;
 pub mod openapi;
+pub mod progress;
 pub mod registry;
 pub mod request;
 #[cfg(feature = "retrieval")]
@@ -17,7 +22,7 @@ pub mod tool;
 #[doc(hidden)]
 pub mod __private;
 
-pub use error::{Error, ErrorMapping, McpRendering};
+pub use error::Error;
 pub use groundkit_macros::tool;
 pub use registry::{Registry, RegistryError};
 pub use tool::{HttpMethod, SideEffect, ToolSpec};

@@ -3,9 +3,10 @@
 //! `#[tool]` puts every spec into one link-time slice ([`TOOLS`]). A binary may link several tool
 //! sets, so a [`Registry`] never serves "everything linked in": it keeps only the specs whose
 //! context type is `Ctx`. Building it checks what the compiler could not: unique names, routes
-//! that do not collide with each other or with the transport's own paths, path parameters that
-//! are fields of the request type, GET routes whose every argument is a path parameter, and
-//! object-rooted schemas. Transports iterate a registry and nothing else.
+//! that do not collide with each other or with a path a linked transport serves itself
+//! ([`RESERVED_PATHS`]), path parameters that are fields of the request type, GET routes whose
+//! every argument is a path parameter, and object-rooted schemas. Transports iterate a registry
+//! and nothing else.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
@@ -16,8 +17,13 @@ use crate::tool::{HttpMethod, ToolSpec};
 #[linkme::distributed_slice]
 pub static TOOLS: [ToolSpec];
 
-/// Paths the transports serve themselves; no tool may claim them.
-pub const RESERVED_PATHS: &[&str] = &["/openapi.json", "/mcp"];
+/// Paths the linked transports serve themselves; no tool may claim them.
+///
+/// Empty here: each transport adds the paths it serves (groundkit-server adds its OpenAPI and
+/// MCP paths), so the check covers exactly the transports a binary links and this crate names
+/// none of them.
+#[linkme::distributed_slice]
+pub static RESERVED_PATHS: [&'static str];
 
 /// Why a set of specs cannot be served together.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -296,6 +302,6 @@ mod tests {
         assert!(segments_overlap("/a/{x}/s", "/a/b/s"));
         assert!(!segments_overlap("/a/{x}/s", "/a/{x}/t"));
         assert!(!segments_overlap("/a/{x}", "/a/{x}/t"));
-        assert!(segments_overlap("/mcp", "/{tool}"));
+        assert!(segments_overlap("/status", "/{tool}"));
     }
 }

@@ -243,7 +243,7 @@ mod tests {
             r#"{"a": [{"c": 1, "c": 2}]}"#,
         ] {
             let err = parse_object(text.as_bytes()).expect_err(text);
-            assert_eq!(err.mapping().kind, "invalid_request", "{text}");
+            assert_eq!(err.kind(), "invalid_request", "{text}");
             assert!(err.to_string().contains("duplicate key `"), "{text}: {err}");
         }
     }

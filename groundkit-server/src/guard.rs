@@ -34,8 +34,8 @@
 //! HTTP/1.1 without Host, and two Hosts in any version, itself, with an empty 400
 //! (docs/limits.md).
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
-//! both to every route, before any body is read; the MCP HTTP transport checks again itself so
-//! it stays safe if mounted in another app.
+//! both to every route, before any body is read; the MCP HTTP transport wraps its own resource in
+//! it again, with its state's policy, so it stays safe if mounted in another app.
 
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
@@ -43,11 +43,10 @@ use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, web};
-use groundkit_core::Error;
+use actix_web::web;
 
-use crate::middleware::RequestId;
-use crate::problem;
+use crate::edge::id::RequestId;
+use crate::edge::problem::{self, Refusal};
 
 /// Why a bind address is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -317,23 +316,23 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
 }
 
 /// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers.
-pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Error> {
+pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Refusal> {
     let mut hosts = headers.get_all(header::HOST);
     let host = match (hosts.next(), hosts.next()) {
-        (Some(host), None) => host.to_str().map_err(|_| Error::ForbiddenHost)?,
-        _ => return Err(Error::ForbiddenHost),
+        (Some(host), None) => host.to_str().map_err(|_| Refusal::ForbiddenHost)?,
+        _ => return Err(Refusal::ForbiddenHost),
     };
     if !policy.allows_host(host) {
-        return Err(Error::ForbiddenHost);
+        return Err(Refusal::ForbiddenHost);
     }
     let mut origins = headers.get_all(header::ORIGIN);
     match (origins.next(), origins.next()) {
         (None, _) => Ok(()),
         (Some(origin), None) => match origin.to_str() {
             Ok(origin) if policy.allows_origin(origin) => Ok(()),
-            _ => Err(Error::ForbiddenOrigin),
+            _ => Err(Refusal::ForbiddenOrigin),
         },
-        (Some(_), Some(_)) => Err(Error::ForbiddenOrigin),
+        (Some(_), Some(_)) => Err(Refusal::ForbiddenOrigin),
     }
 }
 
@@ -349,13 +348,8 @@ pub async fn host_guard(
     };
     match verdict {
         Ok(()) => Ok(next.call(req).await?.map_into_boxed_body()),
-        Err(error) => {
-            let request_id = req
-                .extensions()
-                .get::<RequestId>()
-                .map(|id| id.0.clone())
-                .unwrap_or_else(|| RequestId::generate().0);
-            let response = problem::response(&error, &request_id);
+        Err(refusal) => {
+            let response = problem::response(refusal, &RequestId::of(req.request()));
             Ok(req.into_response(response))
         }
     }
@@ -447,10 +441,13 @@ mod tests {
         let forwarded = header("x-forwarded-host", "localhost");
         assert!(matches!(
             check(&policy, &headers(&[forwarded])),
-            Err(Error::ForbiddenHost)
+            Err(Refusal::ForbiddenHost)
         ));
         let twice = headers(&[header("host", "localhost"), header("host", "localhost")]);
-        assert!(matches!(check(&policy, &twice), Err(Error::ForbiddenHost)));
+        assert!(matches!(
+            check(&policy, &twice),
+            Err(Refusal::ForbiddenHost)
+        ));
         let good = headers(&[header("host", "localhost")]);
         assert!(check(&policy, &good).is_ok());
         let two_origins = headers(&[
@@ -460,7 +457,7 @@ mod tests {
         ]);
         assert!(matches!(
             check(&policy, &two_origins),
-            Err(Error::ForbiddenOrigin)
+            Err(Refusal::ForbiddenOrigin)
         ));
     }
 

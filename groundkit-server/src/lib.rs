@@ -1,24 +1,26 @@
 //! groundkit transports: everything between a [`Registry`](groundkit_core::Registry) and the
 //! network, plus the `grk` command line.
 //!
-//! [`app`] builds the actix application from a registry; [`rest`] renders each tool as a route;
-//! [`invoke`] is the single call path every transport uses; [`problem`] renders errors at the
-//! edge; [`middleware`] assigns request ids and writes the access log; [`state`] is what a
-//! running server holds; [`mcp`] serves the same registry over MCP (stdio and Streamable HTTP at
-//! `/mcp`); [`guard`] holds the bind guard and the Host/Origin allow-list; [`serve`] runs it all;
-//! [`service`] (feature `retrieval`) is the grounding service
-//! on the engine's read surface; [`cli`] (feature `cli`) is `grk`, the one user of ingest.
+//! [`app`] builds the actix application from a registry, with a REST route per tool;
+//! [`invoke`] is the single call path every transport uses; [`edge`] is what the transports
+//! share (the one error mapping and problem+json, body reading, request ids, the access log);
+//! [`state`] is what a running server holds; [`mcp`] serves the same registry over MCP (stdio
+//! and Streamable HTTP at `/mcp`); [`guard`] holds the bind guard and the Host/Origin
+//! allow-list; [`serve`] runs it all; [`service`] (feature `retrieval`) is the
+//! grounding service on the engine's read surface; [`cli`] (feature `cli`) is `grk`, the one
+//! user of ingest.
+//!
+//! REST and MCP never import each other: REST lives privately inside [`app`], so MCP cannot
+//! name it, and a test reads the sources for the other direction.
 
 pub mod app;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod edge;
 pub mod guard;
 pub mod invoke;
 pub mod logging;
 pub mod mcp;
-pub mod middleware;
-pub mod problem;
-pub mod rest;
 pub mod serve;
 #[cfg(feature = "retrieval")]
 pub mod service;
@@ -31,3 +33,49 @@ pub use state::{AppState, Limits};
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;
+
+/// REST and MCP never import each other. `app::rest` is private to [`app`], so MCP cannot even
+/// name it (the compiler keeps that direction); this reads the sources for both directions.
+#[cfg(test)]
+mod boundaries {
+    use std::path::{Path, PathBuf};
+
+    /// Every `.rs` file below `dir`.
+    fn sources(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files.extend(sources(&path));
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+        files
+    }
+
+    /// The code lines of `file` (comments and docs left out) that name any of `paths`.
+    fn naming(file: &Path, paths: &[&str]) -> Vec<String> {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{e}"));
+        text.lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .filter(|line| paths.iter().any(|path| line.contains(path)))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn rest_and_mcp_never_import_each_other() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mcp = sources(&src.join("mcp"));
+        assert!(mcp.len() > 5, "the MCP sources were found");
+        for file in mcp {
+            let lines = naming(&file, &["crate::app", "rest::"]);
+            assert!(lines.is_empty(), "{} names REST: {lines:?}", file.display());
+        }
+        let rest = src.join("app").join("rest.rs");
+        let lines = naming(&rest, &["crate::mcp", "super::mcp", "mcp::"]);
+        assert!(lines.is_empty(), "{} names MCP: {lines:?}", rest.display());
+    }
+}

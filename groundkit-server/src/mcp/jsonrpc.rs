@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use groundkit_core::error::rpc_code;
+use crate::edge::problem::rpc_code;
 
 /// One classified message.
 #[derive(Debug)]

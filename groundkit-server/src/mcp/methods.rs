@@ -1,24 +1,25 @@
 //! The method table: one jsonrpsee [`RpcModule`] holding every MCP method this server answers.
 //!
 //! The table sees named params and a [`Call`] (revision, peer, request id, progress sink) in the
-//! per-call [`Extensions`]; the framing layer in [`super::server`] decides everything about ids,
-//! eras and transports before a method runs. Methods return `Result<Value, ErrorObjectOwned>`;
+//! per-call [`Extensions`] (the [`bridge`](super::bridge) puts it there); the framing layer in
+//! [`super::server`] decides everything about ids, eras and transports before a method runs. Methods return `Result<Value, ErrorObjectOwned>`;
 //! nothing here formats a frame.
 
 use std::sync::Arc;
 
 use groundkit_core::Error;
-use groundkit_core::error::rpc_code;
+use groundkit_core::progress::{self, ProgressSink};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::progress::{self, ProgressSink};
+use super::progress::Notifications;
 use super::protocol::{self, Revision};
 use super::session::Peer;
 use super::tools;
+use crate::edge::problem::{self, Problem, rpc_code};
 use crate::invoke::invoke;
 use crate::state::AppState;
 
@@ -53,6 +54,20 @@ pub struct Call {
     pub result: ResultSlot,
     /// Set when the request's params name a key twice: the call is refused with this message.
     pub duplicate_key: Option<String>,
+}
+
+impl Call {
+    /// A call of `peer` under `revision`, with no progress sink and nothing refused yet.
+    pub fn new(peer: &Arc<Peer>, revision: Revision, request_id: &str) -> Self {
+        Self {
+            revision,
+            peer: Arc::clone(peer),
+            request_id: request_id.to_owned(),
+            notify: None,
+            result: ResultSlot::default(),
+            duplicate_key: None,
+        }
+    }
 }
 
 /// Where a method leaves its serialized result for the dispatcher (see [`Call::result`]).
@@ -239,7 +254,7 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         .cloned();
     let sink = token
         .zip(call.notify.clone())
-        .map(|(token, out)| ProgressSink::new(token, out));
+        .map(|(token, out)| Arc::new(Notifications::new(token, out)) as Arc<dyn ProgressSink>);
     let outcome = match &call.duplicate_key {
         None => progress::scope(sink, invoke(state, spec, arguments)).await,
         Some(message) => Err(Error::InvalidRequest {
@@ -250,8 +265,9 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     let result = match outcome {
         Ok(output) => tools::success(&output, call.revision),
         Err(error) => {
-            crate::problem::log(&error, &call.request_id);
-            match tools::failure(&error, &call.request_id, call.revision) {
+            let problem = Problem::from(error);
+            problem::log(&problem, &call.request_id);
+            match tools::failure(&problem, &call.request_id, call.revision) {
                 tools::Failure::Result(result) => result,
                 tools::Failure::Protocol(code, message, data) => {
                     return Err(ErrorObjectOwned::owned(code, message, Some(data)));

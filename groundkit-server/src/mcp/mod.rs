@@ -2,18 +2,23 @@
 //! transports.
 //!
 //! - [`jsonrpc`] classifies incoming frames and builds outgoing ones (ids echoed exactly).
-//! - [`protocol`] names the revisions and the rules that differ between eras.
-//! - [`methods`] is the jsonrpsee method table (`initialize`, `ping`, `tools/list`,
-//!   `tools/call`, `server/discover`, and the notifications).
-//! - [`server`] is the framing layer in front of the table, shared by both transports.
+//! - [`protocol`] names the revisions, the rules that differ between eras, and which era and
+//!   revision a request belongs to.
+//! - [`server`] is the framing layer in front of the table, shared by both transports; it
+//!   answers with an [`answer::Answer`] whose [`Outcome`] is in no transport's terms.
+//! - [`bridge`] calls the jsonrpsee method table; [`methods`] is that table (`initialize`,
+//!   `ping`, `tools/list`, `tools/call`, `server/discover`, and the notifications).
 //! - [`tools`] renders registry specs, results and errors as MCP JSON.
-//! - [`progress`] lets a tool report progress without knowing its transport.
+//! - [`progress`] turns a tool's progress reports into `notifications/progress`.
 //! - [`session`] holds peers, the HTTP session table and the in-flight requests.
-//! - [`stdio`] and [`http`] are the transports.
+//! - [`stdio`] and [`http`] are the transports; only [`http`] knows HTTP.
 //!
 //! Every tool served here comes from the [`Registry`](groundkit_core::Registry) in the
-//! [`AppState`](crate::AppState); there is no way to add an MCP-only tool.
+//! [`AppState`](crate::AppState); there is no way to add an MCP-only tool. Nothing here imports
+//! REST: what both share is in [`edge`](crate::edge).
 
+pub mod answer;
+pub mod bridge;
 pub mod http;
 pub mod jsonrpc;
 pub mod methods;
@@ -24,6 +29,7 @@ pub mod session;
 pub mod stdio;
 pub mod tools;
 
+pub use answer::{Answer, Outcome};
 pub use protocol::Revision;
-pub use server::{HttpHeaders, McpServer, Reply, Transport};
+pub use server::{Exchange, McpServer, Transport};
 pub use session::{McpShared, Peer};

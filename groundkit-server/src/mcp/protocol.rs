@@ -4,8 +4,16 @@
 //! sessions) and the stateless era (2026-07-28: no `initialize`, every request carries its
 //! version and client capabilities in `params._meta`, `server/discover` replaces the handshake).
 //! Everything that depends on the revision asks a [`Revision`] rather than comparing strings.
+//!
+//! Era resolution lives here too: which era a request belongs to ([`is_stateless`]) and the
+//! revision it is served under ([`handshake_revision`], [`stateless_revision`]). A transport
+//! contributes only what its envelope says: the `MCP-Protocol-Version` header, read once into a
+//! [`HeaderVersion`], and (over HTTP) a check that its headers agree with the body.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use super::jsonrpc::{ErrorFrame, Request};
+use crate::edge::problem::rpc_code;
 
 /// `_meta` key carrying the protocol version of a stateless-era request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -145,6 +153,93 @@ pub fn check_meta(params: Option<&Map<String, Value>>) -> Result<String, &'stati
         );
     }
     Ok(version.to_owned())
+}
+
+/// What a request's `MCP-Protocol-Version` header names: the one reading of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderVersion<'a> {
+    /// No header (stdio, or an HTTP client that sent none).
+    Absent,
+    /// A revision this server implements.
+    Known(Revision),
+    /// Something else, trimmed.
+    Unknown(&'a str),
+}
+
+impl<'a> HeaderVersion<'a> {
+    /// Read the header's value, if there is one.
+    pub fn read(value: Option<&'a str>) -> Self {
+        match value.map(str::trim) {
+            None => HeaderVersion::Absent,
+            Some(value) => {
+                Revision::parse(value).map_or(HeaderVersion::Unknown(value), Self::Known)
+            }
+        }
+    }
+
+    /// Whether it names the stateless era.
+    pub fn is_stateless(self) -> bool {
+        matches!(self, HeaderVersion::Known(revision) if revision.is_stateless())
+    }
+
+    /// The version as sent (trimmed), if a header was.
+    pub fn as_str(self) -> Option<&'a str> {
+        match self {
+            HeaderVersion::Absent => None,
+            HeaderVersion::Known(revision) => Some(revision.as_str()),
+            HeaderVersion::Unknown(value) => Some(value),
+        }
+    }
+}
+
+/// Whether `request` belongs to the stateless era: it names its version in `_meta`, is a
+/// `server/discover`, or its envelope declares 2026-07-28.
+pub fn is_stateless(request: &Request, header: HeaderVersion<'_>) -> bool {
+    request.method == "server/discover"
+        || meta_version(request.params.as_ref()) != MetaVersion::Absent
+        || header.is_stateless()
+}
+
+/// The revision of a handshake-era request: the header's (which must name a supported version),
+/// else the `negotiated` one, else the transport spec's assumption.
+pub fn handshake_revision(
+    negotiated: Option<Revision>,
+    header: HeaderVersion<'_>,
+) -> Result<Revision, ErrorFrame> {
+    match header {
+        HeaderVersion::Known(revision) => Ok(revision),
+        HeaderVersion::Unknown(_) => Err(ErrorFrame::new(
+            None,
+            rpc_code::INVALID_REQUEST,
+            "Bad Request: unsupported MCP-Protocol-Version",
+        )
+        .with_data(json!({ "supported": Revision::supported() }))),
+        HeaderVersion::Absent => Ok(negotiated.unwrap_or(Revision::ASSUMED)),
+    }
+}
+
+/// The revision of a stateless-era request, after checking its `_meta` and that its envelope
+/// agrees with its body (`envelope` gets the `_meta` version and says what disagrees).
+pub fn stateless_revision(
+    request: &Request,
+    envelope: impl FnOnce(&str) -> Result<(), &'static str>,
+) -> Result<Revision, ErrorFrame> {
+    let fail = |code: i32, message: &str| ErrorFrame::new(Some(&request.id), code, message);
+    let version = check_meta(request.params.as_ref()).map_err(|message| {
+        fail(
+            rpc_code::INVALID_PARAMS,
+            &format!("Invalid params: {message}"),
+        )
+    })?;
+    envelope(&version).map_err(|message| fail(code::HEADER_MISMATCH, message))?;
+    match Revision::parse(&version) {
+        Some(revision) if revision.is_stateless() => Ok(revision),
+        _ => Err(fail(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(json!({ "supported": Revision::supported(), "requested": version }))),
+    }
 }
 
 #[cfg(test)]

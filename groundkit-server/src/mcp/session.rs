@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::future::AbortHandle;
-use rand::Rng;
 
 use super::protocol::Revision;
+use crate::edge::id::random_id;
 
 static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
 
@@ -93,7 +93,7 @@ impl Sessions {
         if map.len() >= self.max {
             return Err(SessionError::Full);
         }
-        let id = format!("{:032x}", rand::rng().random::<u128>());
+        let id = random_id();
         map.insert(
             id.clone(),
             Entry {

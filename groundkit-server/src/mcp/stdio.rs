@@ -6,20 +6,24 @@
 //! one finishes) and may be answered out of order. A line longer than the configured cap
 //! ([`Limits::max_line_bytes`](crate::Limits::max_line_bytes), 16 MiB by default) is answered
 //! with -32600 and skipped without being held in memory. At end of input the server answers
-//! what is already in flight and returns, so the process exits 0.
+//! what is already in flight and returns, so the process exits 0. Each request gets its request
+//! id and one access-log line, as an HTTP request does.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
-use groundkit_core::error::rpc_code;
+use crate::edge::problem::rpc_code;
 
+use super::answer::Outcome;
 use super::jsonrpc::ErrorFrame;
-use super::server::{McpServer, Transport};
+use super::server::{Exchange, McpServer, Transport};
 use super::session::Peer;
-use crate::middleware::RequestId;
+use crate::edge::access::{self, Note};
+use crate::edge::id::random_id;
 use crate::state::AppState;
 
 /// Requests handled at once on one stdio connection.
@@ -68,12 +72,25 @@ where
                 let peer = Arc::clone(&peer);
                 let tx = tx.clone();
                 tasks.spawn(async move {
-                    let request_id = RequestId::generate().0;
-                    let reply = server
-                        .handle_frame(&peer, &bytes, Transport::Stdio, &request_id, Some(&tx))
-                        .await;
-                    if let Some(reply) = reply {
-                        let _ = tx.send(reply.body);
+                    let started = Instant::now();
+                    let request_id = random_id();
+                    let exchange = Exchange {
+                        peer: &peer,
+                        transport: Transport::Stdio,
+                        request_id: &request_id,
+                        notify: Some(&tx),
+                    };
+                    let answer = server.handle_frame(&bytes, exchange).await;
+                    if answer.outcome != Outcome::Silent {
+                        let mut note = Note {
+                            transport: Some(access::Transport::McpStdio),
+                            ..Note::default()
+                        };
+                        answer.note(&mut note);
+                        access::write(&request_id, None, &note, started);
+                    }
+                    if let Some(frame) = answer.frame {
+                        let _ = tx.send(frame);
                     }
                     drop(permit);
                 });

@@ -6,10 +6,11 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use groundkit_core::{Error, McpRendering, ToolSpec};
+use groundkit_core::ToolSpec;
 use serde_json::{Map, Value, json};
 
 use super::protocol::Revision;
+use crate::edge::problem::{McpRendering, Problem, mapping};
 
 /// Tools per `tools/list` page. Clients follow `nextCursor` until it is absent.
 pub const PAGE_SIZE: usize = 50;
@@ -95,22 +96,22 @@ pub enum Failure {
     Protocol(i32, String, Value),
 }
 
-/// Render `error` through the one mapping. The text shown is [`Error::public_detail`]: never a
-/// cause, a path or `Debug` output.
-pub fn failure(error: &Error, request_id: &str, revision: Revision) -> Failure {
-    let mapping = error.mapping();
+/// Render `problem` through the one mapping. The text shown is [`Problem::public_detail`]: never
+/// a cause, a path or `Debug` output.
+pub fn failure(problem: &Problem, request_id: &str, revision: Revision) -> Failure {
+    let rendering = mapping(problem);
     let mut body = json!({
-        "kind": mapping.kind,
-        "detail": error.public_detail(),
+        "kind": rendering.kind,
+        "detail": problem.public_detail(),
         "request_id": request_id,
     });
-    if let Some(field) = error.field() {
+    if let Some(field) = problem.field() {
         body["field"] = json!(field);
     }
-    match mapping.mcp {
-        McpRendering::ToolResult => Failure::Result(result(true, &body, revision)),
-        McpRendering::Protocol(code) => {
-            let message = error.public_detail().into_owned();
+    match rendering.mcp {
+        None | Some(McpRendering::ToolResult) => Failure::Result(result(true, &body, revision)),
+        Some(McpRendering::Protocol(code)) => {
+            let message = problem.public_detail().into_owned();
             Failure::Protocol(code, message, body)
         }
     }

@@ -1,5 +1,6 @@
 //! MCP over stdio and Streamable HTTP, and the serving-safety guards, against real servers.
 
+mod access;
 mod framing;
 mod guard;
 mod http;

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use garde::Validate;
 use groundkit_core::openapi::ApiInfo;
+use groundkit_core::progress;
 use groundkit_core::{Error, Registry, tool};
 use groundkit_examples::hello::HelloContext;
-use groundkit_server::mcp::progress;
 use groundkit_server::{AppState, Limits, mcp};
 pub use groundkit_tests::Response;
 use groundkit_tests::{TestServer, parse_response};

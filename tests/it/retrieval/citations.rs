@@ -2,6 +2,7 @@
 
 use groundkit_core::Error;
 use groundkit_core::retrieval::{self, FetchChunkResponse, SourceClass, Verification};
+use groundkit_server::edge::problem::mapping;
 
 use super::Fixture;
 
@@ -171,7 +172,7 @@ fn unknown_chunk_is_chunk_not_found() {
     let open = cache.acquire("c").expect("open");
     let err = retrieval::fetch_chunk(&open, "nope").expect_err("missing chunk");
     assert!(matches!(err, Error::ChunkNotFound { .. }), "{err:?}");
-    assert_eq!(err.mapping().http_status, 404);
+    assert_eq!(mapping(&err.into()).status.as_u16(), 404);
 }
 
 #[test]

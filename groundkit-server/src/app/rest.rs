@@ -4,21 +4,33 @@
 //! POST tools take a JSON object body; GET tools take only path parameters. Path parameters are
 //! merged into the arguments object, which the tool's own handler parses and validates, so REST
 //! and MCP share one parser and one error mapping. No route accepts a query string (the
-//! [`middleware`](crate::middleware) refuses it before routing).
+//! [`request_context`](crate::edge::access::request_context) middleware refuses it before
+//! routing). Every resource here is tagged [`Transport::Rest`] for the access line.
+//!
+//! This module imports from [`edge`](crate::edge), never from [`mcp`](crate::mcp).
 
 use std::sync::Arc;
 
-use actix_web::http::{Method, header};
-use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
-use futures_util::StreamExt;
+use actix_web::http::Method;
+use actix_web::middleware::from_fn;
+use actix_web::{HttpRequest, HttpResponse, web};
 use groundkit_core::tool::HttpMethod;
 use groundkit_core::{Error, ToolSpec};
 use serde_json::{Map, Value};
 
+use crate::edge::access::{self, Transport};
+use crate::edge::body;
+use crate::edge::id::RequestId;
+use crate::edge::problem::{self, Problem, Refusal};
 use crate::invoke::invoke;
-use crate::middleware::{RequestId, ResultCount, ToolName};
-use crate::problem;
 use crate::state::{AppState, Limits};
+
+/// The path of the OpenAPI document.
+pub const OPENAPI_PATH: &str = "/openapi.json";
+
+// No tool may claim the OpenAPI path.
+#[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
+static RESERVED_OPENAPI: &str = OPENAPI_PATH;
 
 /// Register one resource per tool, plus `/openapi.json`.
 pub fn configure<Ctx: Send + Sync + 'static>(
@@ -36,6 +48,7 @@ pub fn configure<Ctx: Send + Sync + 'static>(
         cfg.service(
             web::resource(route.path)
                 .name(spec.name())
+                .wrap(from_fn(access::tagged(Transport::Rest)))
                 .route(web::route().method(method).to(
                     move |req: HttpRequest, body: web::Payload| {
                         call(Arc::clone(&state), spec, req, body)
@@ -46,7 +59,8 @@ pub fn configure<Ctx: Send + Sync + 'static>(
     }
     let openapi = Arc::clone(&state.openapi);
     cfg.service(
-        web::resource("/openapi.json")
+        web::resource(OPENAPI_PATH)
+            .wrap(from_fn(access::tagged(Transport::Rest)))
             .route(web::get().to(move || {
                 let openapi = Arc::clone(&openapi);
                 async move {
@@ -59,18 +73,9 @@ pub fn configure<Ctx: Send + Sync + 'static>(
     );
 }
 
-/// Fallback for a path no route matches.
-pub async fn route_not_found(req: HttpRequest) -> HttpResponse {
-    problem::response(&Error::RouteNotFound, &RequestId::of(&req))
-}
-
-/// 405 with the `Allow` header RFC 9110 requires, naming the one method the route serves.
+/// 405, naming the one method the route serves.
 async fn method_not_allowed(req: HttpRequest, allow: &'static str) -> HttpResponse {
-    let mut response = problem::response(&Error::MethodNotAllowed, &RequestId::of(&req));
-    response
-        .headers_mut()
-        .insert(header::ALLOW, header::HeaderValue::from_static(allow));
-    response
+    problem::response(Refusal::MethodNotAllowed { allow }, &RequestId::of(&req))
 }
 
 async fn call<Ctx: Send + Sync + 'static>(
@@ -79,22 +84,18 @@ async fn call<Ctx: Send + Sync + 'static>(
     req: HttpRequest,
     body: web::Payload,
 ) -> HttpResponse {
-    let request_id = RequestId::of(&req);
-    req.extensions_mut().insert(ToolName(spec.name()));
+    access::note(&req, |note| note.tool = Some(spec.name().into()));
     let result = match arguments(spec, &req, body, &state.limits).await {
-        Ok(arguments) => invoke(&state, spec, arguments).await,
-        Err(err) => Err(err),
+        Ok(arguments) => invoke(&state, spec, arguments).await.map_err(Problem::from),
+        Err(problem) => Err(problem),
     };
     match result {
         Ok(output) => {
             let count = result_count(&output);
-            let mut response = HttpResponse::Ok().json(output);
-            if let Some(count) = count {
-                response.extensions_mut().insert(ResultCount(count));
-            }
-            response
+            access::note(&req, |note| note.results = count);
+            HttpResponse::Ok().json(output)
         }
-        Err(err) => problem::response(&err, &request_id),
+        Err(problem) => problem::response(problem, &RequestId::of(&req)),
     }
 }
 
@@ -102,16 +103,16 @@ async fn call<Ctx: Send + Sync + 'static>(
 async fn arguments(
     spec: &ToolSpec,
     req: &HttpRequest,
-    body: web::Payload,
+    payload: web::Payload,
     limits: &Limits,
-) -> Result<Value, Error> {
+) -> Result<Value, Problem> {
     let route = spec.route();
     let mut object = Map::new();
     if route.method == HttpMethod::Post {
-        if !is_json(req) {
-            return Err(Error::UnsupportedMediaType);
+        if !body::is_json(req) {
+            return Err(Refusal::UnsupportedMediaType.into());
         }
-        let bytes = read_body(req, body, limits).await?;
+        let bytes = body::read(req, payload, limits).await?;
         object = groundkit_core::request::parse_object(&bytes)?;
     }
     for param in route.params {
@@ -123,67 +124,16 @@ async fn arguments(
             return Err(Error::InvalidRequest {
                 field: Some((*param).to_owned()),
                 message: format!("`{param}` is given by the path; do not repeat it in the body"),
-            });
+            }
+            .into());
         }
     }
     Ok(Value::Object(object))
 }
 
-/// Read a request body of at most [`Limits::max_body_bytes`] within [`Limits::body_timeout`]:
-/// refused from its declared `Content-Length` before any byte is read, as soon as the streamed
-/// bytes pass the limit, and when the deadline passes, so an oversized or stalled body is never
-/// held. Shared by REST and MCP over HTTP.
-pub async fn read_body(
-    req: &HttpRequest,
-    body: web::Payload,
-    limits: &Limits,
-) -> Result<web::Bytes, Error> {
-    let deadline = limits.body_timeout;
-    tokio::time::timeout(deadline, read_capped(req, body, limits.max_body_bytes))
-        .await
-        .unwrap_or(Err(Error::BodyTimeout {
-            seconds: deadline.as_secs(),
-        }))
-}
-
-async fn read_capped(
-    req: &HttpRequest,
-    mut body: web::Payload,
-    limit: usize,
-) -> Result<web::Bytes, Error> {
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|len| len > limit) {
-        return Err(Error::PayloadTooLarge { limit });
-    }
-    let mut bytes = web::BytesMut::new();
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|_| Error::InvalidRequest {
-            field: None,
-            message: "the request body could not be read".into(),
-        })?;
-        if bytes.len() + chunk.len() > limit {
-            return Err(Error::PayloadTooLarge { limit });
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes.freeze())
-}
-
-/// Whether the request declares a JSON body (`application/json` or `application/*+json`).
-pub fn is_json(req: &HttpRequest) -> bool {
-    req.mime_type().ok().flatten().is_some_and(|mime| {
-        mime.type_() == "application"
-            && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))
-    })
-}
-
 /// How many results a response carries, for the access log: the length of its `results` array,
 /// or of its only top-level array.
-pub fn result_count(output: &Value) -> Option<usize> {
+fn result_count(output: &Value) -> Option<usize> {
     let object = output.as_object()?;
     if let Some(results) = object.get("results").and_then(Value::as_array) {
         return Some(results.len());

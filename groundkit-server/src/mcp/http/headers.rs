@@ -1,0 +1,143 @@
+//! What Streamable HTTP adds around a JSON-RPC body: the request's headers, read once, their
+//! cross-checks against the body, and the HTTP status an [`Outcome`] travels with.
+
+use actix_web::HttpRequest;
+use actix_web::http::StatusCode;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
+
+use super::super::answer::Outcome;
+use super::super::jsonrpc::Request;
+use super::super::protocol::HeaderVersion;
+use crate::edge::problem::rpc_code;
+
+/// Protocol version header.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The stateless era's method header.
+pub const METHOD_HEADER: &str = "mcp-method";
+/// The stateless era's name header.
+pub const NAME_HEADER: &str = "mcp-name";
+
+/// The value of header `name`, when it is there and visible ASCII.
+pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The MCP headers of one request (owned: a streamed answer outlives the request).
+#[derive(Debug, Clone, Default)]
+pub struct Headers {
+    /// `MCP-Protocol-Version`.
+    pub protocol_version: Option<String>,
+    /// `Mcp-Method`.
+    pub method: Option<String>,
+    /// `Mcp-Name`.
+    pub name: Option<String>,
+}
+
+impl Headers {
+    /// The MCP headers of `req`.
+    pub fn of(req: &HttpRequest) -> Self {
+        let owned = |name| header(req, name).map(str::to_owned);
+        Self {
+            protocol_version: owned(VERSION_HEADER),
+            method: owned(METHOD_HEADER),
+            name: owned(NAME_HEADER),
+        }
+    }
+
+    /// What `MCP-Protocol-Version` names.
+    pub fn version(&self) -> HeaderVersion<'_> {
+        HeaderVersion::read(self.protocol_version.as_deref())
+    }
+
+    /// Whether the headers agree with a stateless-era `request` whose `_meta` names `version`:
+    /// the version, the method, and the tool (or prompt, or resource) name must be repeated.
+    pub fn agree_with(&self, request: &Request, version: &str) -> Result<(), &'static str> {
+        if self.version().as_str() != Some(version) {
+            return Err(
+                "Header mismatch: MCP-Protocol-Version must equal params._meta protocolVersion",
+            );
+        }
+        if self.method.as_deref().map(decode) != Some(request.method.clone()) {
+            return Err("Header mismatch: Mcp-Method must equal the request method");
+        }
+        let name = request
+            .params
+            .as_ref()
+            .and_then(|p| match request.method.as_str() {
+                "tools/call" | "prompts/get" => p.get("name"),
+                "resources/read" => p.get("uri"),
+                _ => None,
+            });
+        if let Some(Value::String(name)) = name
+            && self.name.as_deref().map(decode).as_ref() != Some(name)
+        {
+            return Err("Header mismatch: Mcp-Name must equal params.name");
+        }
+        Ok(())
+    }
+}
+
+/// A header value as the sender meant it: trimmed, and `=?base64?…?=` decoded (how non-ASCII
+/// names travel). A sentinel that does not decode stays as it is, so it cannot match.
+fn decode(value: &str) -> String {
+    let value = value.trim();
+    value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+        .and_then(|b64| STANDARD.decode(b64).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_owned())
+}
+
+/// What the client's `Accept` allows.
+pub struct Accepts {
+    /// `application/json`.
+    pub json: bool,
+    /// `text/event-stream`.
+    pub sse: bool,
+}
+
+/// Read `Accept` (absent: anything).
+pub fn accepts(req: &HttpRequest) -> Accepts {
+    let Some(accept) = header(req, "accept") else {
+        return Accepts {
+            json: true,
+            sse: true,
+        };
+    };
+    let ranges: Vec<String> = accept
+        .split(',')
+        .map(|r| {
+            r.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .collect();
+    let any = |wanted: &[&str]| ranges.iter().any(|r| wanted.contains(&r.as_str()));
+    Accepts {
+        json: any(&["application/json", "application/*", "*/*"]),
+        sse: any(&["text/event-stream", "text/*", "*/*"]),
+    }
+}
+
+/// The HTTP status of an answer. The stateless era fixes error statuses (404 for an unknown
+/// method, 400 for a refused request); the handshake era answers protocol errors with 200 and
+/// reserves 400 for frames that are not requests at all.
+pub fn status(outcome: Outcome) -> StatusCode {
+    match outcome {
+        Outcome::Result { .. } | Outcome::ToolError | Outcome::Batch => StatusCode::OK,
+        Outcome::Refused => StatusCode::BAD_REQUEST,
+        Outcome::Silent | Outcome::Cancelled => StatusCode::ACCEPTED,
+        Outcome::RpcError { code, stateless } => match code {
+            rpc_code::PARSE_ERROR | rpc_code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
+            rpc_code::METHOD_NOT_FOUND if stateless => StatusCode::NOT_FOUND,
+            rpc_code::INTERNAL_ERROR if stateless => StatusCode::INTERNAL_SERVER_ERROR,
+            _ if stateless => StatusCode::BAD_REQUEST,
+            _ => StatusCode::OK,
+        },
+    }
+}

@@ -1,0 +1,265 @@
+//! Streamable HTTP at `/mcp`, in the same actix app and port as REST.
+//!
+//! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
+//! and before anything is allocated for the request: Host and Origin again (the resource wraps
+//! itself in [`host_guard`], so it stays safe when mounted in an app
+//! without one), `Accept` (406 unless it allows `application/json` or `text/event-stream`),
+//! `Content-Type` (415 unless JSON), the declared length (413), then the body, read up to
+//! [`Limits::max_body_bytes`](crate::Limits::max_body_bytes) and no further.
+//!
+//! Answers: a response frame as `application/json`, or as `text/event-stream` when the client
+//! accepts only that, or when a `tools/call` asks for progress (`_meta.progressToken`) and the
+//! client accepts a stream (progress events, then the response, then the stream ends); 202 with
+//! an empty body for notifications and responses. The status comes from the framing's
+//! [`Outcome`] ([`headers::status`]).
+//!
+//! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
+//! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
+//! missing, 404 when unknown, expired or deleted); `DELETE` ends it. Stateless-era requests
+//! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405. `GET` is 405:
+//! this server never pushes, so it offers no standalone stream.
+//!
+//! This module imports from [`edge`](crate::edge), never from REST.
+
+pub mod headers;
+
+use std::sync::Arc;
+
+use actix_web::http::header::{CACHE_CONTROL, HeaderName};
+use actix_web::middleware::from_fn;
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpRequest, HttpResponse};
+use groundkit_core::Error;
+use tokio::sync::mpsc;
+
+use self::headers::{Headers, accepts, header, status};
+use super::answer::Outcome;
+use super::jsonrpc::{self, Incoming, Message};
+use super::protocol::{self, HeaderVersion, Revision};
+use super::server::{Exchange, McpServer, Transport};
+use super::session::{Peer, SessionError};
+use crate::edge::access::{self, Later};
+use crate::edge::body;
+use crate::edge::id::RequestId;
+use crate::edge::problem::{self, Problem, Refusal};
+use crate::guard::host_guard;
+use crate::state::AppState;
+
+pub use self::headers::VERSION_HEADER;
+
+/// The path MCP is served at.
+pub const PATH: &str = "/mcp";
+/// The routes this transport adds to an app, as (method, path): everything else at [`PATH`] is
+/// 405. Route-parity checks add these to the registry's own routes.
+pub const ROUTES: &[(&str, &str)] = &[("POST", PATH), ("DELETE", PATH)];
+/// Session id header.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+
+// No tool may claim the MCP path.
+#[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
+static RESERVED_MCP: &str = PATH;
+
+/// Mount `/mcp` for `state`.
+pub fn configure<Ctx: Send + Sync + 'static>(
+    state: &Arc<AppState<Ctx>>,
+    cfg: &mut web::ServiceConfig,
+) {
+    let server = Arc::new(McpServer::new(Arc::clone(state)));
+    let post_server = Arc::clone(&server);
+    cfg.service(
+        web::resource(PATH)
+            .name("mcp")
+            .app_data(web::Data::new(state.hosts.clone()))
+            .wrap(from_fn(host_guard))
+            .wrap(from_fn(access::tagged(access::Transport::McpHttp)))
+            .route(web::post().to(move |req: HttpRequest, body: web::Payload| {
+                post(Arc::clone(&post_server), req, body)
+            }))
+            .route(web::delete().to(move |req: HttpRequest| delete(Arc::clone(&server), req)))
+            .default_service(web::to(method_not_allowed)),
+    );
+}
+
+fn refuse(problem: impl Into<Problem>, req: &HttpRequest) -> HttpResponse {
+    problem::response(problem, &RequestId::of(req))
+}
+
+fn session_problem(error: SessionError) -> Problem {
+    match error {
+        SessionError::Unknown => Refusal::SessionNotFound.into(),
+        SessionError::Full => Error::Overloaded.into(),
+    }
+}
+
+fn missing_session() -> Error {
+    Error::InvalidRequest {
+        field: None,
+        message: "this request needs the Mcp-Session-Id header returned by initialize".into(),
+    }
+}
+
+async fn post<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    let state = server.state();
+    let accept = accepts(&req);
+    if !accept.json && !accept.sse {
+        return refuse(Refusal::NotAcceptable, &req);
+    }
+    if !body::is_json(&req) {
+        return refuse(Refusal::UnsupportedMediaType, &req);
+    }
+    let bytes = match body::read(&req, payload, &state.limits).await {
+        Ok(bytes) => bytes,
+        Err(problem) => return refuse(problem, &req),
+    };
+    let headers = Headers::of(&req);
+    let version = headers.version();
+    let incoming = jsonrpc::parse(&bytes);
+
+    let request = match &incoming {
+        Incoming::Single(Message::Request(request)) => Some(request),
+        _ => None,
+    };
+    let stateless = match request {
+        Some(request) => protocol::is_stateless(request, version),
+        None => version.is_stateless(),
+    };
+    let initialize = request.is_some_and(|r| r.method == "initialize");
+    let malformed = matches!(incoming, Incoming::Single(Message::Invalid(_)));
+    let progress = request.is_some_and(|r| {
+        r.method == "tools/call"
+            && r.params
+                .as_ref()
+                .and_then(|p| p.get("_meta"))
+                .and_then(|m| m.get("progressToken"))
+                .is_some()
+    });
+
+    if !stateless && !malformed && matches!(version, HeaderVersion::Unknown(_)) {
+        let message = format!(
+            "unsupported MCP-Protocol-Version; this server speaks {}",
+            Revision::supported().join(", ")
+        );
+        let error = Error::InvalidRequest {
+            field: None,
+            message,
+        };
+        return refuse(error, &req);
+    }
+    let peer = if stateless || initialize || malformed {
+        Peer::new()
+    } else {
+        match header(&req, SESSION_HEADER) {
+            None => return refuse(missing_session(), &req),
+            Some(id) => match state.mcp.sessions.get(id) {
+                Ok(peer) => peer,
+                Err(error) => return refuse(session_problem(error), &req),
+            },
+        }
+    };
+
+    let request_id = RequestId::of(&req);
+    if progress && accept.sse {
+        let later = access::defer(&req);
+        return stream(server, peer, incoming, headers, request_id, later);
+    }
+    let exchange = Exchange {
+        peer: &peer,
+        transport: Transport::Http(&headers),
+        request_id: &request_id,
+        notify: None,
+    };
+    let answer = server.handle_incoming(incoming, exchange).await;
+    access::note(&req, |note| answer.note(note));
+    let Some(frame) = answer.frame else {
+        return HttpResponse::Accepted().finish();
+    };
+    let mut response = HttpResponse::build(status(answer.outcome));
+    if answer.outcome == (Outcome::Result { initialized: true }) && !stateless {
+        match state.mcp.sessions.create(Arc::clone(&peer)) {
+            Ok(id) => {
+                response.insert_header((HeaderName::from_static(SESSION_HEADER), id));
+            }
+            Err(error) => return refuse(session_problem(error), &req),
+        }
+    }
+    if accept.json {
+        response.content_type("application/json").body(frame)
+    } else {
+        response
+            .content_type("text/event-stream")
+            .insert_header((CACHE_CONTROL, "no-cache"))
+            .body(sse_event(&frame))
+    }
+}
+
+fn sse_event(frame: &str) -> String {
+    format!("event: message\ndata: {frame}\n\n")
+}
+
+/// Answer as a stream: progress notifications as they happen, then the response. The access
+/// line (`later`) is written when the call is done, before its response is sent.
+fn stream<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    peer: Arc<Peer>,
+    incoming: Incoming,
+    headers: Headers,
+    request_id: String,
+    later: Later,
+) -> HttpResponse {
+    let (tx, rx) = mpsc::unbounded_channel::<String>();
+    actix_web::rt::spawn(async move {
+        let exchange = Exchange {
+            peer: &peer,
+            transport: Transport::Http(&headers),
+            request_id: &request_id,
+            notify: Some(&tx),
+        };
+        let answer = server.handle_incoming(incoming, exchange).await;
+        later.note(|note| answer.note(note));
+        drop(later);
+        if let Some(frame) = answer.frame {
+            let _ = tx.send(frame);
+        }
+    });
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        let frame = rx.recv().await?;
+        Some((
+            Ok::<_, actix_web::Error>(Bytes::from(sse_event(&frame))),
+            rx,
+        ))
+    });
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((CACHE_CONTROL, "no-cache"))
+        .streaming(events)
+}
+
+async fn delete<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    req: HttpRequest,
+) -> HttpResponse {
+    if Headers::of(&req).version().is_stateless() {
+        // The stateless era has no sessions to end.
+        return method_not_allowed(req).await;
+    }
+    let Some(id) = header(&req, SESSION_HEADER) else {
+        return refuse(missing_session(), &req);
+    };
+    match server.state().mcp.sessions.remove(id) {
+        Ok(()) => HttpResponse::NoContent().finish(),
+        Err(error) => refuse(session_problem(error), &req),
+    }
+}
+
+async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
+    refuse(
+        Refusal::MethodNotAllowed {
+            allow: "POST, DELETE",
+        },
+        &req,
+    )
+}
