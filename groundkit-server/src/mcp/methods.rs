@@ -2,8 +2,8 @@
 //!
 //! The table sees named params and a [`Call`] (revision, peer, request id, progress sink) in the
 //! per-call [`Extensions`] (the [`bridge`](super::bridge) puts it there); the framing layer in
-//! [`super::server`] decides everything about ids, eras and transports before a method runs. Methods return `Result<Value, ErrorObjectOwned>`;
-//! nothing here formats a frame.
+//! [`super::server`] decides everything about ids, eras and transports before a method runs.
+//! Methods return `Result<Value, ErrorObjectOwned>`; nothing here formats a frame.
 
 use std::sync::Arc;
 
