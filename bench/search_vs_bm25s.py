@@ -101,8 +101,8 @@ def run_bm25s(corpus, queries, qrels, passes):
 def run_groundkit(data_dir, passes):
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "groundkit-server", "--bin", "grk"],
                    cwd=ROOT, check=True)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "groundkit-core", "--example",
-                    "search_qps"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "groundkit-core", "--features",
+                    "retrieval", "--example", "search_qps"], cwd=ROOT, check=True)
     grk = ROOT / "target" / "release" / "grk"
     index = ROOT / "target" / "bench-index"
     subprocess.run([str(grk), "--index-dir", str(index), "--base-dir", str(data_dir), "ingest",
