@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use super::{Cli, FetchArgs, ListArgs, SearchArgs, StatusArgs, output};
 use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
 
-/// Calls the service tool `name` with `arguments`, prints its answer (the JSON as the service
-/// returns it with `--json`, else through `human`), and returns it.
+/// Calls the service tool `name` with `arguments` and prints its answer: with `--json` the JSON
+/// as the service returns it, else through `human`.
 fn call<T: DeserializeOwned>(
     cli: &Cli,
     name: &str,
