@@ -5,9 +5,8 @@
 //! A collection named `NAME` lives in the index directory as:
 //!
 //! ```text
-//! <index_dir>/NAME.sqlite3        documents, chunks, superseded chunks, embedding manifest,
-//!                                 generation, schema version (WAL mode, identified by
-//!                                 `PRAGMA application_id`)
+//! <index_dir>/NAME.sqlite3        documents, chunks, superseded chunks, generation, schema
+//!                                 version (WAL mode, identified by `PRAGMA application_id`)
 //! <index_dir>/NAME.sqlite3-wal    its write-ahead log, and `-shm` its index: created by the
 //! <index_dir>/NAME.sqlite3-shm    first ingest and kept (emptied, not deleted) between ingests
 //! <index_dir>/NAME.tantivy/g<N>/  the BM25 index of generation N (one directory per generation)
@@ -27,7 +26,8 @@
 //! 3. writes `generation = G+1` and commits the SQLite transaction (`synchronous = FULL`, so the
 //!    commit is on disk before step 4 deletes anything);
 //! 4. removes generations older than `G+1`, leftover `*.tmp` directories and unreferenced
-//!    snapshots.
+//!    snapshots (best effort: the generation is committed, and what is left the next ingest
+//!    removes).
 //!
 //! A crash before step 3 leaves SQLite at `G` (its uncommitted WAL frames are discarded) and
 //! readers on `g<G>`; the next ingest deletes any `g<k>` with `k > G` and any `*.tmp` first. A
@@ -45,14 +45,17 @@
 //! rewriting); and the store is opened read-only as a WAL reader. The ingest leaves the `-wal`
 //! and `-shm` files in place (`SQLITE_FCNTL_PERSIST_WAL`), so a reader finds them and creates
 //! neither; like every WAL reader it records its read position in the `-shm` shared-memory index.
-//! A reader sees one committed generation, old or new, and never an error because an ingest is
-//! committing.
+//! A published lexical generation is opened through a read-only directory whose locks live in
+//! memory, so opening one writes nothing into it (not even tantivy's lock file in a directory an
+//! ingest is removing), and an open is kept only if the committed generation did not move while it
+//! ran: an ingest removes `g<G>` only after committing a later generation. A reader sees one
+//! committed generation, old or new, and never an error because an ingest is committing.
 //!
 //! # Sources
 //!
 //! Every source file is read through `source_file::open_within`: opened once, non-blocking,
-//! judged on the handle (a regular file inside the root, the same file the path resolves to),
-//! and read only from that handle, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
+//! judged on the handle (a regular file whose own path, as the kernel names the handle, lies
+//! inside the root), and read only from that handle, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
 //! `fetch_chunk` reads only the cited byte range of a `text` source or snapshot and only the
 //! record's line of a BEIR corpus; it reads a whole file only to re-run an HTML or PDF extractor.
 //!
