@@ -107,7 +107,7 @@ pub use model::{
     Verification,
 };
 pub use open::OpenCollection;
-pub use search::{search, validate_params};
+pub use search::search;
 pub use status::index_status;
 
 #[cfg(feature = "ingest")]

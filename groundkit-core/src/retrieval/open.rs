@@ -52,6 +52,11 @@ impl OpenCollection {
         }
         let file_id = file_identity(&paths.sqlite);
         let conn = store::open_for_read(&paths.sqlite)?;
+        if !store::is_groundkit(&conn) {
+            return Err(Error::CollectionNotFound {
+                name: name.to_owned(),
+            });
+        }
         let version = store::schema_version(&conn)?;
         if version != SCHEMA_VERSION {
             return Err(Error::Storage {

@@ -19,7 +19,7 @@ use crate::retrieval::open::OpenCollection;
 use crate::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 
 /// Checks the caller-controlled bounds of a search request.
-pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
+fn validate_params(params: &SearchParams) -> Result<(), Error> {
     if params.query.trim().is_empty() {
         return Err(Error::Validation {
             field: "query".to_owned(),

@@ -110,3 +110,58 @@ fn traversal_shaped_names_are_validation_errors_without_any_probe() {
     }
     assert!(!fx.index.exists());
 }
+
+#[test]
+fn a_store_swapped_after_the_identity_probe_is_not_found_never_read() {
+    let fx = Fixture::new();
+    fx.write("a.md", "text of the real collection");
+    fx.ingest_all("c");
+    let store = fx.index.join("c.sqlite3");
+    let real = fx.index.join("real.keep");
+    std::fs::hard_link(&store, &real).expect("keep the real store");
+    let unrelated = fx.index.join("unrelated.keep");
+    {
+        let conn = rusqlite::Connection::open(&unrelated).expect("create");
+        conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+            .expect("fill");
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, store, real, unrelated) =
+            (stop.clone(), store.clone(), real.clone(), unrelated.clone());
+        let staged = fx.index.join("staged.keep");
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for file in [&unrelated, &real] {
+                    std::fs::hard_link(file, &staged).expect("stage");
+                    std::fs::rename(&staged, &store).expect("swap");
+                }
+            }
+        })
+    };
+    let (mut opened, mut not_found) = (0, 0);
+    let mut other = Vec::new();
+    for _ in 0..2000 {
+        match fx.cache().acquire("c") {
+            Ok(open) => {
+                opened += 1;
+                assert_eq!(open.generation(), 1);
+            }
+            Err(Error::CollectionNotFound { .. }) => not_found += 1,
+            Err(err) => other.push(format!("{err:?}")),
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().expect("swapper");
+    eprintln!(
+        "opened {opened}, not found {not_found}, other {}",
+        other.len()
+    );
+    assert!(
+        other.is_empty(),
+        "{} opens read the swapped-in file: {:?}",
+        other.len(),
+        other.first()
+    );
+    assert!(opened > 0 && not_found > 0, "the swap raced the opens");
+}

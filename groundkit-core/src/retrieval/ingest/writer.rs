@@ -177,7 +177,6 @@ impl<'a> Writer<'a> {
 
     /// Chunks and writes a document the store does not hold with this content.
     fn write(&mut self, doc: Prepared) -> Result<Change, Error> {
-        self.seen.insert(doc.document_id.clone());
         let replacing = self.existing.contains_key(&doc.document_id);
         let spans = chunk_spans(&doc.text, self.max_chunk_bytes);
         let chunk_ids: Vec<String> = spans

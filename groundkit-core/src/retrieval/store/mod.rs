@@ -8,6 +8,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::Error;
+use crate::retrieval::APPLICATION_ID;
 use crate::retrieval::model::SourceClass;
 
 #[cfg(feature = "ingest")]
@@ -55,6 +56,14 @@ pub(crate) fn generation(conn: &Connection) -> Result<u64, Error> {
 pub(crate) fn schema_version(conn: &Connection) -> Result<u32, Error> {
     conn.query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(sql_err("cannot read the schema version"))
+}
+
+/// Whether the opened store carries groundkit's `application_id`. The identity probe decides
+/// on a path before the open; this decides on the connection that is then read or written, so a
+/// file swapped in between is refused instead of used.
+pub(crate) fn is_groundkit(conn: &Connection) -> bool {
+    conn.query_row("PRAGMA application_id", [], |row| row.get::<_, i32>(0))
+        .is_ok_and(|id| id == APPLICATION_ID)
 }
 
 /// The source class in column `index`; a spelling this build does not know is an error, never a

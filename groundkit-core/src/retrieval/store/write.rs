@@ -7,7 +7,7 @@ use crate::Error;
 use crate::retrieval::collection::{CollectionPaths, is_groundkit_store};
 use crate::retrieval::model::SourceClass;
 use crate::retrieval::store::{
-    BUSY_TIMEOUT, persist_wal, schema_version, source_class_at, sql_err,
+    BUSY_TIMEOUT, is_groundkit, persist_wal, schema_version, source_class_at, sql_err,
 };
 use crate::retrieval::{APPLICATION_ID, SCHEMA_VERSION};
 
@@ -67,20 +67,24 @@ const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INT
 /// An existing file must already be a groundkit collection of this schema version; anything else
 /// is refused untouched.
 pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Error> {
+    let not_ours = || Error::Validation {
+        field: "collection".to_owned(),
+        message: "a file of that name in the index directory is not a groundkit collection"
+            .to_owned(),
+    };
     let exists = paths.sqlite.exists();
     if exists && !is_groundkit_store(&paths.sqlite) {
-        return Err(Error::Validation {
-            field: "collection".to_owned(),
-            message: "a file of that name in the index directory is not a groundkit collection"
-                .to_owned(),
-        });
+        return Err(not_ours());
     }
     let conn = Connection::open(&paths.sqlite).map_err(sql_err("cannot open the collection"))?;
+    if exists && !is_groundkit(&conn) {
+        return Err(not_ours());
+    }
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql_err("cannot configure the collection"))?;
     if !exists {
         // Header fields first, in rollback mode, so the identity is in the main file before
-        // anything else: the immutable probe never sees a half-created collection as ours.
+        // anything else: the header probe never sees a half-created collection as ours.
         conn.execute_batch(&format!(
             "PRAGMA application_id = {APPLICATION_ID};
              PRAGMA user_version = {SCHEMA_VERSION};
