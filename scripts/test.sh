@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+tests/embed/setup.sh
 cargo test --workspace --locked "$@"
 
 if [ -x tests/clients/run.sh ]; then

@@ -66,6 +66,45 @@ pub enum Error {
         /// The identifier the caller gave.
         id: String,
     },
+    /// Dense or hybrid search was asked of a collection this server cannot search by vectors:
+    /// the collection has none, or the server has no embedder. The reason names neither paths
+    /// nor providers.
+    #[error(
+        "dense and hybrid search are not available on collection '{collection}': {reason}; use mode \"lexical\""
+    )]
+    DenseUnavailable {
+        /// The (validated) collection name.
+        collection: String,
+        /// Why, in terms of the collection and the server's configuration.
+        reason: &'static str,
+    },
+    /// The collection's vectors were computed by a different embedder than the server's, so a
+    /// query vector would not be comparable with them.
+    #[error(
+        "collection '{collection}' was embedded with {collection_model} ({collection_fingerprint}); this server embeds queries with {server_model} ({server_fingerprint}); use mode \"lexical\", or serve with the collection's embedder"
+    )]
+    EmbeddingMismatch {
+        /// The (validated) collection name.
+        collection: String,
+        /// The model that embedded the collection.
+        collection_model: String,
+        /// Its fingerprint.
+        collection_fingerprint: String,
+        /// The server's query embedder.
+        server_model: String,
+        /// Its fingerprint.
+        server_fingerprint: String,
+    },
+    /// The embedder failed (a provider error, a timeout, a model failure). Its message may carry
+    /// provider text or endpoints, so it is never shown to a caller.
+    #[error("embedding failed: {message}")]
+    Embedding {
+        /// Operator-facing description (never shown to a caller).
+        message: String,
+        /// The underlying failure.
+        #[source]
+        source: Option<BoxedSource>,
+    },
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
@@ -102,6 +141,9 @@ impl Error {
             Error::CollectionNotFound { .. } => ("collection_not_found", true),
             Error::ChunkNotFound { .. } => ("chunk_not_found", true),
             Error::NotFound { .. } => ("not_found", true),
+            Error::DenseUnavailable { .. } => ("dense_unavailable", true),
+            Error::EmbeddingMismatch { .. } => ("embedding_mismatch", true),
+            Error::Embedding { .. } => ("embedding_error", false),
             Error::RerankerNotConfigured => ("reranker_not_configured", true),
             Error::Overloaded => ("overloaded", true),
             Error::Timeout => ("timeout", true),
@@ -144,6 +186,14 @@ impl Error {
         Error::Storage {
             message: message.into(),
             source: Some(source.into()),
+        }
+    }
+
+    /// An embedding failure with its underlying cause (logged, never rendered).
+    pub fn embedding(message: impl Into<String>, source: Option<BoxedSource>) -> Self {
+        Error::Embedding {
+            message: message.into(),
+            source,
         }
     }
 

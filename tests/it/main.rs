@@ -1,5 +1,6 @@
 //! The one integration-test binary (one link step instead of dozens on a 2-core machine).
 
+mod embed;
 mod framework;
 mod mcp;
 mod retrieval;

@@ -79,6 +79,7 @@ pub mod analysis;
 mod cache;
 mod citation;
 mod collection;
+pub mod embed;
 pub mod eval;
 pub mod extract;
 pub mod lexical;
@@ -102,9 +103,9 @@ pub use citation::fetch_chunk;
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use model::{
-    Citation, FetchChunkResponse, IndexStatus, ListCollectionsResponse, RebuildStats,
-    RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse, SourceClass,
-    Verification,
+    Citation, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
+    ListCollectionsResponse, RebuildStats, RetrievalResult, SearchMetadata, SearchMode,
+    SearchParams, SearchResponse, SourceClass, Verification,
 };
 pub use open::OpenCollection;
 pub use search::search;

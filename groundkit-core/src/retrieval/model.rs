@@ -108,6 +108,11 @@ pub enum SearchMode {
     /// BM25 over the analysed chunk text.
     #[default]
     Lexical,
+    /// Cosine similarity between the query's vector and each chunk's, from the collection's
+    /// embedder.
+    Dense,
+    /// Reciprocal Rank Fusion of the lexical and dense rankings.
+    Hybrid,
 }
 
 impl SearchMode {
@@ -115,8 +120,47 @@ impl SearchMode {
     pub fn as_str(self) -> &'static str {
         match self {
             SearchMode::Lexical => "lexical",
+            SearchMode::Dense => "dense",
+            SearchMode::Hybrid => "hybrid",
         }
     }
+}
+
+/// Where an embedder runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbedderKind {
+    /// A model run inside the groundkit process.
+    InProcess,
+    /// An OpenAI-compatible `/v1/embeddings` endpoint.
+    Http,
+}
+
+/// What produced a collection's vectors. Two embedders with the same `fingerprint` give the same
+/// vector for the same text; dense search needs the server's fingerprint to equal the
+/// collection's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EmbeddingIdentity {
+    /// Where the embedder runs.
+    pub kind: EmbedderKind,
+    /// The model's name.
+    pub model: String,
+    /// A digest of everything that decides the vectors: for a model run in process its weights,
+    /// tokenizer and sentence-transformers configuration; for an endpoint its model name and
+    /// dimension.
+    pub fingerprint: String,
+    /// Values per vector.
+    pub dimension: u32,
+    /// How token states become one vector (`mean`, `cls`, `max`, `mean_sqrt_len`), or
+    /// `provider` when an endpoint decides.
+    pub pooling: String,
+    /// Whether the model normalises its vectors to unit length. Stored vectors are unit length
+    /// either way, so dense scores are cosine similarities.
+    pub normalized: bool,
+    /// The longest input in tokens, special tokens included; longer text is truncated. Absent
+    /// when an endpoint decides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 /// A search request against an already chosen collection.
@@ -210,6 +254,13 @@ pub struct IndexStatus {
     pub generation: u64,
     /// Version of the collection's storage format.
     pub schema_version: u32,
+    /// The embedder that computed the vectors of the generation this server has open; absent
+    /// when the collection has no vectors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbeddingIdentity>,
+    /// Whether this server can search the collection in `dense` and `hybrid` mode: it has
+    /// vectors, and the server embeds queries with the same embedder.
+    pub dense_search_available: bool,
     /// Requests this server has served from this collection since it started.
     pub retriever_acquires: u64,
     /// Times this server had to open the collection: on first use and after each new

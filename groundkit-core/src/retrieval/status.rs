@@ -17,6 +17,8 @@ pub fn index_status(open: &OpenCollection, cache: &CollectionCache) -> Result<In
         chunk_count: status.chunk_count,
         generation: status.generation,
         schema_version: status.schema_version,
+        embedding: None,
+        dense_search_available: false,
         retriever_acquires: stats.acquires,
         retriever_rebuilds: stats.rebuilds,
         rebuild_seconds_total: stats.rebuild_seconds_total,

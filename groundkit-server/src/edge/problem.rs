@@ -125,7 +125,10 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 Error::CollectionNotFound { .. }
                 | Error::ChunkNotFound { .. }
                 | Error::NotFound { .. } => (S::NOT_FOUND, ToolResult),
-                Error::RerankerNotConfigured => (S::CONFLICT, ToolResult),
+                Error::RerankerNotConfigured
+                | Error::DenseUnavailable { .. }
+                | Error::EmbeddingMismatch { .. } => (S::CONFLICT, ToolResult),
+                Error::Embedding { .. } => (S::BAD_GATEWAY, ToolResult),
                 Error::Overloaded => (S::SERVICE_UNAVAILABLE, ToolResult),
                 Error::Timeout => (S::GATEWAY_TIMEOUT, ToolResult),
                 Error::Storage { .. } => (S::INTERNAL_SERVER_ERROR, ToolResult),

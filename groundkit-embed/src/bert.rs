@@ -1,0 +1,419 @@
+//! The BERT encoder's forward pass on the CPU: weights from a safetensors file, token ids in,
+//! one hidden state per token out.
+//!
+//! Sequences are packed, never padded: the dense layers run once over the tokens of every
+//! sequence in a batch, one after another, and attention runs per sequence and head over that
+//! sequence's own tokens. A padding token therefore cannot reach a real token's attention or a
+//! pooled vector, which is what the attention mask exists to prevent in a padded batch.
+
+use rayon::prelude::*;
+use safetensors::{Dtype, SafeTensors};
+
+use crate::kernels::{add_bias, gelu_in_place, layer_norm_in_place, softmax_rows};
+use crate::matmul::{View, matmul};
+
+/// The architecture, from the model's `config.json`.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub(crate) struct BertConfig {
+    pub(crate) hidden_size: usize,
+    pub(crate) num_hidden_layers: usize,
+    pub(crate) num_attention_heads: usize,
+    pub(crate) intermediate_size: usize,
+    pub(crate) max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab")]
+    pub(crate) type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    pub(crate) layer_norm_eps: f32,
+    #[serde(default = "default_act")]
+    pub(crate) hidden_act: String,
+    #[serde(default = "default_position_type")]
+    pub(crate) position_embedding_type: String,
+}
+
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f32 {
+    1e-12
+}
+fn default_act() -> String {
+    "gelu".to_owned()
+}
+fn default_position_type() -> String {
+    "absolute".to_owned()
+}
+
+/// A dense layer `y = x · Wᵀ + b`, with `W` as stored (`[out, in]`, row-major).
+struct Linear {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    inputs: usize,
+    outputs: usize,
+}
+
+impl Linear {
+    /// `out[t] = x[t] · Wᵀ + b` for `rows` rows.
+    fn apply(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, threads: usize) {
+        out.clear();
+        out.resize(rows * self.outputs, 0.0);
+        matmul(
+            out,
+            View::dense(rows, self.outputs),
+            x,
+            View::dense(rows, self.inputs),
+            &self.weight,
+            View::dense(self.outputs, self.inputs).t(),
+            1.0,
+            false,
+            threads,
+        );
+        add_bias(out, &self.bias);
+    }
+}
+
+struct LayerNorm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+}
+
+struct Layer {
+    /// Query, key and value projections fused into one `[3H, H]` layer.
+    qkv: Linear,
+    attention_out: Linear,
+    attention_norm: LayerNorm,
+    intermediate: Linear,
+    output: Linear,
+    output_norm: LayerNorm,
+}
+
+/// A loaded BERT encoder.
+pub(crate) struct Bert {
+    config: BertConfig,
+    word: Vec<f32>,
+    position: Vec<f32>,
+    token_type: Vec<f32>,
+    embedding_norm: LayerNorm,
+    layers: Vec<Layer>,
+    vocab_size: usize,
+}
+
+/// Why weights could not be loaded (operator-facing).
+pub(crate) type LoadError = String;
+
+struct Tensors<'a> {
+    st: SafeTensors<'a>,
+    prefix: &'static str,
+}
+
+impl Tensors<'_> {
+    fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, LoadError> {
+        let full = format!("{}{name}", self.prefix);
+        let view = self
+            .st
+            .tensor(&full)
+            .map_err(|_| format!("the weights have no tensor `{full}`"))?;
+        if view.shape() != shape {
+            return Err(format!(
+                "tensor `{full}` has shape {:?}, the configuration implies {shape:?}",
+                view.shape()
+            ));
+        }
+        if view.dtype() != Dtype::F32 {
+            return Err(format!(
+                "tensor `{full}` is {:?}; only F32 weights are supported",
+                view.dtype()
+            ));
+        }
+        Ok(view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect())
+    }
+
+    fn linear(&self, name: &str, outputs: usize, inputs: usize) -> Result<Linear, LoadError> {
+        Ok(Linear {
+            weight: self.get(&format!("{name}.weight"), &[outputs, inputs])?,
+            bias: self.get(&format!("{name}.bias"), &[outputs])?,
+            inputs,
+            outputs,
+        })
+    }
+
+    fn norm(&self, name: &str, size: usize) -> Result<LayerNorm, LoadError> {
+        Ok(LayerNorm {
+            gamma: self.get(&format!("{name}.weight"), &[size])?,
+            beta: self.get(&format!("{name}.bias"), &[size])?,
+        })
+    }
+}
+
+impl Bert {
+    /// Loads the encoder described by `config` from the bytes of a safetensors file. Tensor names
+    /// are those of `transformers`' `BertModel`, with or without a leading `bert.`.
+    pub(crate) fn load(config: BertConfig, weights: &[u8]) -> Result<Self, LoadError> {
+        if !matches!(config.hidden_act.as_str(), "gelu" | "gelu_python") {
+            return Err(format!(
+                "activation `{}` is not supported (only the exact `gelu`)",
+                config.hidden_act
+            ));
+        }
+        if config.position_embedding_type != "absolute" {
+            return Err(format!(
+                "position embeddings `{}` are not supported (only `absolute`)",
+                config.position_embedding_type
+            ));
+        }
+        let h = config.hidden_size;
+        if config.num_attention_heads == 0 || !h.is_multiple_of(config.num_attention_heads) {
+            return Err("hidden_size is not a multiple of num_attention_heads".to_owned());
+        }
+        let st = SafeTensors::deserialize(weights)
+            .map_err(|err| format!("the weights are not a safetensors file: {err}"))?;
+        let prefix = if st.tensor("bert.embeddings.word_embeddings.weight").is_ok() {
+            "bert."
+        } else {
+            ""
+        };
+        let t = Tensors { st, prefix };
+        let word_view =
+            t.st.tensor(&format!("{prefix}embeddings.word_embeddings.weight"))
+                .map_err(|_| "the weights have no word embeddings".to_owned())?;
+        let vocab_size = word_view.shape().first().copied().unwrap_or(0);
+        let word = t.get("embeddings.word_embeddings.weight", &[vocab_size, h])?;
+        let position = t.get(
+            "embeddings.position_embeddings.weight",
+            &[config.max_position_embeddings, h],
+        )?;
+        let token_type = t.get(
+            "embeddings.token_type_embeddings.weight",
+            &[config.type_vocab_size, h],
+        )?;
+        let embedding_norm = t.norm("embeddings.LayerNorm", h)?;
+        let mut layers = Vec::with_capacity(config.num_hidden_layers);
+        for i in 0..config.num_hidden_layers {
+            let p = format!("encoder.layer.{i}");
+            let q = t.linear(&format!("{p}.attention.self.query"), h, h)?;
+            let k = t.linear(&format!("{p}.attention.self.key"), h, h)?;
+            let v = t.linear(&format!("{p}.attention.self.value"), h, h)?;
+            let qkv = Linear {
+                weight: [q.weight, k.weight, v.weight].concat(),
+                bias: [q.bias, k.bias, v.bias].concat(),
+                inputs: h,
+                outputs: 3 * h,
+            };
+            layers.push(Layer {
+                qkv,
+                attention_out: t.linear(&format!("{p}.attention.output.dense"), h, h)?,
+                attention_norm: t.norm(&format!("{p}.attention.output.LayerNorm"), h)?,
+                intermediate: t.linear(
+                    &format!("{p}.intermediate.dense"),
+                    config.intermediate_size,
+                    h,
+                )?,
+                output: t.linear(&format!("{p}.output.dense"), h, config.intermediate_size)?,
+                output_norm: t.norm(&format!("{p}.output.LayerNorm"), h)?,
+            });
+        }
+        Ok(Self {
+            config,
+            word,
+            position,
+            token_type,
+            embedding_norm,
+            layers,
+            vocab_size,
+        })
+    }
+
+    /// The width of a hidden state.
+    pub(crate) fn hidden_size(&self) -> usize {
+        self.config.hidden_size
+    }
+
+    /// The longest sequence the position embeddings cover.
+    pub(crate) fn max_positions(&self) -> usize {
+        self.config.max_position_embeddings
+    }
+
+    /// The last hidden state of every token of every sequence, packed: the rows of sequence `i`
+    /// follow those of sequence `i - 1`. Ids outside the vocabulary and sequences longer than
+    /// the position embeddings are the tokenizer's to prevent; they are clamped here.
+    pub(crate) fn forward(&self, sequences: &[&[u32]], threads: usize) -> Vec<f32> {
+        let h = self.config.hidden_size;
+        let eps = self.config.layer_norm_eps;
+        let spans = spans(sequences, self.config.max_position_embeddings);
+        let rows = spans.last().map_or(0, |&(start, len)| start + len);
+        let mut x = vec![0.0f32; rows * h];
+        for (sequence, &(start, len)) in sequences.iter().zip(&spans) {
+            for (pos, &id) in sequence.iter().take(len).enumerate() {
+                let id = (id as usize).min(self.vocab_size.saturating_sub(1));
+                let row = &mut x[(start + pos) * h..(start + pos + 1) * h];
+                let word = &self.word[id * h..(id + 1) * h];
+                let position = &self.position[pos * h..(pos + 1) * h];
+                let token_type = &self.token_type[..h];
+                for (((out, w), p), t) in row.iter_mut().zip(word).zip(position).zip(token_type) {
+                    *out = w + p + t;
+                }
+            }
+        }
+        let norm = &self.embedding_norm;
+        layer_norm_in_place(&mut x, h, &norm.gamma, &norm.beta, eps, threads);
+        let mut scratch = Scratch::default();
+        for layer in &self.layers {
+            self.layer(layer, &mut x, rows, &spans, &mut scratch, threads);
+        }
+        x
+    }
+
+    fn layer(
+        &self,
+        layer: &Layer,
+        x: &mut [f32],
+        rows: usize,
+        spans: &[(usize, usize)],
+        s: &mut Scratch,
+        threads: usize,
+    ) {
+        let h = self.config.hidden_size;
+        let eps = self.config.layer_norm_eps;
+        layer.qkv.apply(x, rows, &mut s.qkv, threads);
+        self.attention(&s.qkv, spans, &mut s.context, threads);
+        layer
+            .attention_out
+            .apply(&s.context, rows, &mut s.hidden, threads);
+        for (out, input) in s.hidden.iter_mut().zip(x.iter()) {
+            *out += input;
+        }
+        let norm = &layer.attention_norm;
+        layer_norm_in_place(&mut s.hidden, h, &norm.gamma, &norm.beta, eps, threads);
+        layer
+            .intermediate
+            .apply(&s.hidden, rows, &mut s.intermediate, threads);
+        gelu_in_place(&mut s.intermediate, threads);
+        let mut out = std::mem::take(&mut s.qkv);
+        layer.output.apply(&s.intermediate, rows, &mut out, threads);
+        for ((dst, o), residual) in x.iter_mut().zip(&out).zip(&s.hidden) {
+            *dst = o + residual;
+        }
+        s.qkv = out;
+        let norm = &layer.output_norm;
+        layer_norm_in_place(x, h, &norm.gamma, &norm.beta, eps, threads);
+    }
+
+    /// Multi-head self-attention of every sequence over its own tokens; writes the concatenated
+    /// heads, row-major `[rows, H]`, into `context`.
+    fn attention(
+        &self,
+        qkv: &[f32],
+        spans: &[(usize, usize)],
+        context: &mut Vec<f32>,
+        threads: usize,
+    ) {
+        let h = self.config.hidden_size;
+        let heads = self.config.num_attention_heads;
+        let d = h / heads;
+        let scale = 1.0 / (d as f32).sqrt();
+        let rows = spans.last().map_or(0, |&(start, len)| start + len);
+        // Head-major output, so every (head, sequence) pair owns one contiguous block.
+        let mut by_head = vec![0.0f32; heads * rows * d];
+        let work = |(head, block): (usize, &mut [f32])| {
+            let mut rest = block;
+            let mut scores = Vec::new();
+            for &(start, len) in spans {
+                let (out, tail) = rest.split_at_mut(len * d);
+                rest = tail;
+                attend(qkv, h, head * d, d, start, len, scale, &mut scores, out);
+            }
+        };
+        if threads > 1 {
+            by_head
+                .par_chunks_mut(rows * d)
+                .enumerate()
+                .with_max_len(1)
+                .for_each(work);
+        } else {
+            by_head.chunks_mut(rows * d).enumerate().for_each(work);
+        }
+        context.clear();
+        context.resize(rows * h, 0.0);
+        for (head, block) in by_head.chunks(rows * d).enumerate() {
+            for (row, values) in block.chunks(d).enumerate() {
+                context[row * h + head * d..row * h + head * d + d].copy_from_slice(values);
+            }
+        }
+    }
+}
+
+/// One head of one sequence: `out = softmax(Q Kᵀ · scale) V`, with Q, K and V read from the
+/// fused projection (`[rows, 3H]`) at column `col` of each third.
+#[allow(clippy::too_many_arguments)]
+fn attend(
+    qkv: &[f32],
+    h: usize,
+    col: usize,
+    d: usize,
+    start: usize,
+    len: usize,
+    scale: f32,
+    scores: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    let stride = 3 * h;
+    let view = |offset| View {
+        offset: start * stride + offset,
+        rows: len,
+        cols: d,
+        row_stride: stride,
+        col_stride: 1,
+    };
+    scores.clear();
+    scores.resize(len * len, 0.0);
+    let (q, k, v) = (view(col), view(h + col), view(2 * h + col));
+    matmul(
+        scores,
+        View::dense(len, len),
+        qkv,
+        q,
+        qkv,
+        k.t(),
+        scale,
+        false,
+        1,
+    );
+    softmax_rows(scores, len);
+    matmul(
+        out,
+        View::dense(len, d),
+        scores,
+        View::dense(len, len),
+        qkv,
+        v,
+        1.0,
+        false,
+        1,
+    );
+}
+
+/// `(first row, length)` of each sequence in the packed layout, lengths capped at `max_len`.
+fn spans(sequences: &[&[u32]], max_len: usize) -> Vec<(usize, usize)> {
+    let mut start = 0;
+    sequences
+        .iter()
+        .map(|s| {
+            let len = s.len().min(max_len);
+            let span = (start, len);
+            start += len;
+            span
+        })
+        .collect()
+}
+
+/// Buffers reused across layers.
+#[derive(Default)]
+struct Scratch {
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    hidden: Vec<f32>,
+    intermediate: Vec<f32>,
+}
