@@ -101,7 +101,7 @@ fn bench_search(c: &mut Criterion) {
                 top_k: 10,
                 mode: SearchMode::Lexical,
             };
-            black_box(retrieval::search(&open, &params).expect("search"))
+            black_box(retrieval::search(&open, &params, None).expect("search"))
         })
     });
 }

@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 top_k: 10,
                 mode: SearchMode::Lexical,
             };
-            let response = retrieval::search(&open, &params)?;
+            let response = retrieval::search(&open, &params, None)?;
             checksum += response
                 .results
                 .iter()

@@ -17,6 +17,8 @@ pub mod app;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod edge;
+#[cfg(feature = "embed")]
+pub mod embedder;
 pub mod guard;
 pub mod invoke;
 pub mod logging;

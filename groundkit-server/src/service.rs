@@ -1,7 +1,7 @@
 //! The grounding service: four read-only tools over the retrieval engine, declared with
 //! `#[tool]` and served by whatever transports serve a `Registry<ServiceContext>`.
 //!
-//! Everything a request may not choose (index and base directories, the reranker, the default
+//! Everything a request may not choose (index and base directories, the embedder, the reranker, the default
 //! `top_k`, the concurrency bound) lives in [`ServiceContext`], assembled once at start. Request
 //! types carry only a collection name, a chunk id, query text and ranking options.
 //!
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use garde::Validate;
+use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::retrieval::{
     self, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
     MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, RetrievalResult, SearchMode, SearchParams,
@@ -53,6 +54,7 @@ pub trait Reranker: Send + Sync {
 /// What every service tool shares, assembled once at start.
 pub struct ServiceContext {
     cache: CollectionCache,
+    embedder: Option<Arc<dyn Embedder>>,
     reranker: Option<Arc<dyn Reranker>>,
     default_top_k: u32,
     scans: Arc<Semaphore>,
@@ -64,11 +66,19 @@ impl ServiceContext {
     pub fn new(cache: CollectionCache) -> Self {
         Self {
             cache,
+            embedder: None,
             reranker: None,
             default_top_k: DEFAULT_TOP_K,
             scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
             scan_wait: PERMIT_WAIT,
         }
+    }
+
+    /// Embed queries with `embedder` for `dense` and `hybrid` searches of the collections whose
+    /// vectors it computed.
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
     }
 
     /// Use `reranker` for searches that ask for `rerank: true`.
@@ -132,7 +142,9 @@ pub struct SearchRequest {
     /// How many chunks to return (default 10).
     #[garde(range(min = 1, max = MAX_TOP_K))]
     pub top_k: Option<u32>,
-    /// Ranking mode (default `lexical`).
+    /// Ranking mode (default `lexical`): `lexical` (BM25), `dense` (cosine similarity of the
+    /// query's vector and each chunk's) or `hybrid` (Reciprocal Rank Fusion of the two).
+    /// `dense` and `hybrid` need a collection ingested with the server's embedder.
     #[garde(skip)]
     pub mode: Option<SearchMode>,
     /// Rerank the candidates with the server's reranker (default false). Refused when the server
@@ -161,10 +173,11 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         top_k: if reranker.is_some() { MAX_TOP_K } else { top_k },
         mode: request.mode.unwrap_or_default(),
     };
+    let embedder = ctx.embedder.clone();
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut response = retrieval::search(&open, &params)?;
+        let mut response = retrieval::search(&open, &params, embedder.as_deref())?;
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let mut results = reranker.rerank(&params.query, response.results)?;
@@ -256,10 +269,11 @@ pub async fn index_status(
 ) -> Result<IndexStatus, Error> {
     let open = acquire(ctx, &request.collection).await?;
     let cache = ctx.cache.clone();
+    let embedder = ctx.embedder.clone();
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        retrieval::index_status(&open, &cache)
+        retrieval::index_status(&open, &cache, embedder.as_deref())
     })
     .await
 }

@@ -9,8 +9,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::retrieval::embed::Embedder;
+use crate::retrieval::model::SearchMode;
 use crate::retrieval::open::OpenCollection;
-use crate::retrieval::search::{hit_document_id, lexical_hits};
+use crate::retrieval::search::{Fusion, hit_document_id, ranked_hits};
 
 /// One query.
 #[derive(Debug, Clone, Deserialize)]
@@ -38,6 +40,30 @@ pub struct EvalReport {
     pub mrr_at_10: f64,
     /// Wall-clock seconds of the retrieval.
     pub seconds: f64,
+    /// The ranking mode evaluated.
+    pub mode: SearchMode,
+}
+
+/// How an evaluation ranks.
+#[derive(Clone, Copy)]
+pub struct Ranking<'a> {
+    /// The mode.
+    pub mode: SearchMode,
+    /// The query embedder (`dense` and `hybrid`).
+    pub embedder: Option<&'a dyn Embedder>,
+    /// Hybrid parameters.
+    pub fusion: Fusion,
+}
+
+impl Ranking<'_> {
+    /// Lexical ranking.
+    pub fn lexical() -> Self {
+        Self {
+            mode: SearchMode::Lexical,
+            embedder: None,
+            fusion: Fusion::default(),
+        }
+    }
 }
 
 fn bad(field: &str, message: String) -> Error {
@@ -98,13 +124,14 @@ pub fn ranked_documents(
     open: &OpenCollection,
     query: &str,
     depth: usize,
+    how: &Ranking<'_>,
 ) -> Result<Vec<String>, Error> {
     let Some(index) = open.lexical() else {
         return Ok(Vec::new());
     };
     let mut limit = depth * 2;
     loop {
-        let (hits, _) = lexical_hits(index, query, limit)?;
+        let (hits, _) = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion)?;
         let mut seen = HashSet::new();
         let mut docs = Vec::with_capacity(depth);
         for (_, address) in &hits {
@@ -170,6 +197,7 @@ pub fn evaluate(
     open: &OpenCollection,
     queries: &[EvalQuery],
     qrels: &Qrels,
+    how: &Ranking<'_>,
 ) -> Result<EvalReport, Error> {
     let started = Instant::now();
     let (mut n, mut ndcg, mut recall, mut mrr) = (0u32, 0.0, 0.0, 0.0);
@@ -180,7 +208,7 @@ pub fn evaluate(
         if !judged.values().any(|g| *g > 0) {
             continue;
         }
-        let ranked = ranked_documents(open, &query.text, 100)?;
+        let ranked = ranked_documents(open, &query.text, 100, how)?;
         n += 1;
         ndcg += ndcg_at(&ranked, judged, 10);
         recall += recall_at(&ranked, judged, 100);
@@ -193,6 +221,7 @@ pub fn evaluate(
         recall_at_100: mean(recall),
         mrr_at_10: mean(mrr),
         seconds: started.elapsed().as_secs_f64(),
+        mode: how.mode,
     })
 }
 

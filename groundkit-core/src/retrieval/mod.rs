@@ -82,6 +82,7 @@ mod collection;
 pub mod embed;
 pub mod eval;
 pub mod extract;
+pub mod fusion;
 pub mod lexical;
 pub mod model;
 mod open;
@@ -89,6 +90,7 @@ mod search;
 pub mod source_file;
 mod status;
 mod store;
+pub mod vectors;
 
 // The write surface: ingest, only with the `ingest` feature.
 #[cfg(feature = "ingest")]
@@ -108,7 +110,7 @@ pub use model::{
     SearchParams, SearchResponse, SourceClass, Verification,
 };
 pub use open::OpenCollection;
-pub use search::search;
+pub use search::{Fusion, check_dense, ranked_hits, search};
 pub use status::index_status;
 
 #[cfg(feature = "ingest")]

@@ -1,5 +1,5 @@
 //! One collection opened at one generation: its read-only store connection and, once an ingest
-//! has completed, the lexical index of that generation.
+//! has completed, the lexical index and (when it has them) the vectors of that generation.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -11,6 +11,7 @@ use crate::retrieval::SCHEMA_VERSION;
 use crate::retrieval::collection::{CollectionPaths, is_groundkit_store, resolves_within};
 use crate::retrieval::lexical::LexicalIndex;
 use crate::retrieval::store;
+use crate::retrieval::vectors::Vectors;
 
 /// One collection opened at one generation.
 ///
@@ -25,6 +26,7 @@ pub struct OpenCollection {
     /// name is a different file.
     file_id: Option<(u64, u64)>,
     lexical: Option<LexicalIndex>,
+    vectors: Option<Vectors>,
 }
 
 impl std::fmt::Debug for OpenCollection {
@@ -74,15 +76,20 @@ impl OpenCollection {
         let mut attempt = 0;
         loop {
             let generation = store::generation(&conn)?;
-            let lexical = if generation == 0 {
-                None
+            let (lexical, vectors) = if generation == 0 {
+                (None, None)
             } else {
-                let opened = LexicalIndex::open(&paths, generation);
+                let opened = LexicalIndex::open(&paths, generation).and_then(|lexical| {
+                    let dir = paths.generation_dir(generation);
+                    let vectors = Vectors::open(&dir, &lexical.searcher)?;
+                    Ok((lexical, vectors))
+                });
                 attempt += 1;
                 if attempt < 5 && store::generation(&conn)? != generation {
                     continue;
                 }
-                Some(opened?)
+                let (lexical, vectors) = opened?;
+                (Some(lexical), vectors)
             };
             return Ok(Self {
                 paths,
@@ -91,6 +98,7 @@ impl OpenCollection {
                 conn: Mutex::new(conn),
                 file_id,
                 lexical,
+                vectors,
             });
         }
     }
@@ -108,6 +116,11 @@ impl OpenCollection {
     /// The lexical index, absent while the collection has never completed an ingest.
     pub fn lexical(&self) -> Option<&LexicalIndex> {
         self.lexical.as_ref()
+    }
+
+    /// The generation's vectors, absent when it has none.
+    pub fn vectors(&self) -> Option<&Vectors> {
+        self.vectors.as_ref()
     }
 
     pub(crate) fn paths(&self) -> &CollectionPaths {

@@ -1,5 +1,5 @@
-//! Search over one open collection: request bounds, the analysed BM25 query, and the response
-//! the service returns unchanged.
+//! Search over one open collection: request bounds, the analysed BM25 query, the dense and
+//! hybrid rankings, and the response the service returns unchanged.
 
 use std::collections::HashSet;
 
@@ -10,6 +10,8 @@ use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
+use crate::retrieval::embed::{Embedder, Role, normalize};
+use crate::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
 use crate::retrieval::lexical::{Fields, LexicalIndex};
 use crate::retrieval::model::{
     Citation, RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
@@ -41,13 +43,22 @@ fn validate_params(params: &SearchParams) -> Result<(), Error> {
     Ok(())
 }
 
-/// Searches `open` at the generation it was opened at.
-pub fn search(open: &OpenCollection, params: &SearchParams) -> Result<SearchResponse, Error> {
+/// Searches `open` at the generation it was opened at. `embedder` embeds the query for `dense`
+/// and `hybrid`; it must be the embedder that computed the collection's vectors.
+pub fn search(
+    open: &OpenCollection,
+    params: &SearchParams,
+    embedder: Option<&dyn Embedder>,
+) -> Result<SearchResponse, Error> {
     validate_params(params)?;
-    let (hits, query_terms) = match open.lexical() {
-        Some(index) => lexical_hits(index, &params.query, params.top_k as usize)?,
-        None => (Vec::new(), 0),
-    };
+    let (hits, query_terms) = ranked_hits(
+        open,
+        &params.query,
+        params.top_k as usize,
+        params.mode,
+        embedder,
+        Fusion::default(),
+    )?;
     let results = match open.lexical() {
         Some(index) => hits
             .into_iter()
@@ -60,7 +71,7 @@ pub fn search(open: &OpenCollection, params: &SearchParams) -> Result<SearchResp
         total_results: results.len() as u32,
         results,
         metadata: SearchMetadata {
-            mode: SearchMode::Lexical,
+            mode: params.mode,
             generation: open.generation(),
             top_k: params.top_k,
             query_terms,
@@ -69,6 +80,103 @@ pub fn search(open: &OpenCollection, params: &SearchParams) -> Result<SearchResp
             rerank_input_depth: None,
         },
     })
+}
+
+/// The parameters of hybrid ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    /// The Reciprocal Rank Fusion constant.
+    pub k: f32,
+    /// Candidates taken from each ranking (at least the number of results asked for).
+    pub depth: usize,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Self {
+            k: RRF_K,
+            depth: HYBRID_DEPTH,
+        }
+    }
+}
+
+/// The best `limit` chunks for `query` in `mode`, best first, with the number of analysed query
+/// terms (0 in `dense` mode).
+pub fn ranked_hits(
+    open: &OpenCollection,
+    query: &str,
+    limit: usize,
+    mode: SearchMode,
+    embedder: Option<&dyn Embedder>,
+    fusion: Fusion,
+) -> Result<(Vec<(Score, DocAddress)>, u32), Error> {
+    let Some(index) = open.lexical() else {
+        // Nothing ingested yet: nothing to rank, in any mode.
+        return Ok((Vec::new(), 0));
+    };
+    match mode {
+        SearchMode::Lexical => lexical_hits(index, query, limit),
+        SearchMode::Dense => Ok((dense_hits(open, query, limit, embedder)?, 0)),
+        SearchMode::Hybrid => {
+            let depth = fusion.depth.max(limit);
+            let dense = dense_hits(open, query, depth, embedder)?;
+            let (lexical, terms) = lexical_hits(index, query, depth)?;
+            let lexical: Vec<DocAddress> = lexical.into_iter().map(|(_, a)| a).collect();
+            let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
+            let fused = reciprocal_rank_fusion(&[&lexical, &dense], fusion.k, limit);
+            Ok((fused, terms))
+        }
+    }
+}
+
+/// Checks that `open` can be searched by vectors with `embedder`: the generation has vectors
+/// and `embedder` computed them.
+pub fn check_dense<'a>(
+    open: &OpenCollection,
+    embedder: Option<&'a dyn Embedder>,
+) -> Result<&'a dyn Embedder, Error> {
+    let unavailable = |reason| Error::DenseUnavailable {
+        collection: open.name().to_owned(),
+        reason,
+    };
+    let Some(vectors) = open.vectors() else {
+        return Err(unavailable(
+            "the collection has no vectors (it was ingested without an embedder)",
+        ));
+    };
+    let Some(embedder) = embedder else {
+        return Err(unavailable("this server was started without an embedder"));
+    };
+    let (theirs, ours) = (vectors.identity(), embedder.identity());
+    if theirs.fingerprint != ours.fingerprint {
+        return Err(Error::EmbeddingMismatch {
+            collection: open.name().to_owned(),
+            collection_model: theirs.model.clone(),
+            collection_fingerprint: theirs.fingerprint.clone(),
+            server_model: ours.model.clone(),
+            server_fingerprint: ours.fingerprint.clone(),
+        });
+    }
+    Ok(embedder)
+}
+
+/// The `limit` chunks nearest to the query's vector.
+fn dense_hits(
+    open: &OpenCollection,
+    query: &str,
+    limit: usize,
+    embedder: Option<&dyn Embedder>,
+) -> Result<Vec<(Score, DocAddress)>, Error> {
+    let embedder = check_dense(open, embedder)?;
+    let Some(vectors) = open.vectors() else {
+        return Ok(Vec::new());
+    };
+    let mut vector = embedder
+        .embed(&[query], Role::Query)?
+        .pop()
+        .ok_or_else(|| Error::embedding("the embedder returned no vector", None))?;
+    normalize(&mut vector);
+    vectors.nearest(&vector, limit)
 }
 
 /// The BM25 query of `text`: a disjunction of the analysed terms, one clause per distinct term.
@@ -175,7 +283,7 @@ fn load_result(
     Ok(RetrievalResult {
         chunk_id,
         document_id,
-        score: score.max(0.0),
+        score,
         rank,
         content: text_field(&doc, f.content),
         citation,

@@ -3,12 +3,20 @@
 
 use crate::Error;
 use crate::retrieval::cache::CollectionCache;
+use crate::retrieval::embed::Embedder;
 use crate::retrieval::model::IndexStatus;
 use crate::retrieval::open::OpenCollection;
+use crate::retrieval::search::check_dense;
 use crate::retrieval::store;
 
 /// Reports a collection's status. Reads the counters without acquiring, so it never moves them.
-pub fn index_status(open: &OpenCollection, cache: &CollectionCache) -> Result<IndexStatus, Error> {
+/// `embedder` is the server's query embedder: dense search is available when it computed the
+/// open generation's vectors (the same check `search` makes).
+pub fn index_status(
+    open: &OpenCollection,
+    cache: &CollectionCache,
+    embedder: Option<&dyn Embedder>,
+) -> Result<IndexStatus, Error> {
     let status = store::status(&mut *open.connection()?)?;
     let stats = cache.stats(open.name());
     Ok(IndexStatus {
@@ -17,8 +25,8 @@ pub fn index_status(open: &OpenCollection, cache: &CollectionCache) -> Result<In
         chunk_count: status.chunk_count,
         generation: status.generation,
         schema_version: status.schema_version,
-        embedding: None,
-        dense_search_available: false,
+        embedding: open.vectors().map(|v| v.identity().clone()),
+        dense_search_available: check_dense(open, embedder).is_ok(),
         retriever_acquires: stats.acquires,
         retriever_rebuilds: stats.rebuilds,
         rebuild_seconds_total: stats.rebuild_seconds_total,

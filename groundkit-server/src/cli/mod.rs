@@ -33,6 +33,9 @@ pub struct Cli {
     /// Root that every file source lies in and citations resolve inside.
     #[arg(long, global = true, default_value = ".")]
     pub base_dir: PathBuf,
+    /// How chunks and queries are embedded for dense and hybrid search.
+    #[command(flatten)]
+    pub embed: crate::embedder::EmbedArgs,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -81,6 +84,10 @@ pub struct IngestArgs {
     /// SECONDS ago; more recent ones stay fetchable, marked superseded. 0 keeps none.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_SUPERSEDED_RETENTION.as_secs())]
     pub keep_superseded: u64,
+    /// Write no vectors, even where the collection has some (without it, ingesting a collection
+    /// that has vectors needs its embedder).
+    #[arg(long)]
+    pub drop_vectors: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -98,6 +105,27 @@ pub enum FormatArg {
     Beir,
 }
 
+/// Search modes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    /// BM25.
+    Lexical,
+    /// Cosine similarity of embeddings.
+    Dense,
+    /// Reciprocal Rank Fusion of both.
+    Hybrid,
+}
+
+impl ModeArg {
+    fn mode(self) -> retrieval::SearchMode {
+        match self {
+            ModeArg::Lexical => retrieval::SearchMode::Lexical,
+            ModeArg::Dense => retrieval::SearchMode::Dense,
+            ModeArg::Hybrid => retrieval::SearchMode::Hybrid,
+        }
+    }
+}
+
 /// `grk search`.
 #[derive(Debug, Args)]
 pub struct SearchArgs {
@@ -109,6 +137,9 @@ pub struct SearchArgs {
     /// Number of chunks to return (the service's default, 10, when absent).
     #[arg(long)]
     pub top_k: Option<u32>,
+    /// Ranking mode (`dense` and `hybrid` need the collection's embedder).
+    #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
+    pub mode: ModeArg,
     /// Print the service's JSON response.
     #[arg(long)]
     pub json: bool,
@@ -158,6 +189,9 @@ pub struct EvalArgs {
     /// BEIR qrels TSV (`query-id`, `corpus-id`, `score`).
     #[arg(long)]
     pub qrels: PathBuf,
+    /// Ranking mode (`dense` and `hybrid` need the collection's embedder).
+    #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
+    pub mode: ModeArg,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -239,12 +273,16 @@ fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
         title: "groundkit".into(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
-    let state = crate::AppState::new(
-        registry,
-        ServiceContext::new(cache),
-        info,
-        crate::Limits::default(),
-    );
+    let mut context = ServiceContext::new(cache);
+    match cli.embed.load() {
+        Ok(Some(embedder)) => context = context.with_embedder(embedder),
+        Ok(None) => {}
+        Err(err) => {
+            report_error(&err);
+            return ExitCode::from(exit::USAGE);
+        }
+    }
+    let state = crate::AppState::new(registry, context, info, crate::Limits::default());
     match crate::serve::run(state, &args.serve) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -269,6 +307,8 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
     };
     options.max_chunk_bytes = args.chunk_bytes;
     options.superseded_retention = std::time::Duration::from_secs(args.keep_superseded);
+    options.embedder = cli.embed.load()?;
+    options.drop_vectors = args.drop_vectors;
     let mut progress = progress::CliProgress::new(args.json);
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();
@@ -289,7 +329,16 @@ fn eval(cli: &Cli, args: &EvalArgs) -> Result<(), Error> {
     let open = cache.acquire(&args.collection)?;
     let queries = retrieval::eval::read_queries(&args.queries)?;
     let qrels = retrieval::eval::read_qrels(&args.qrels)?;
-    let report = retrieval::eval::evaluate(&open, &queries, &qrels)?;
+    let embedder = cli.embed.load()?;
+    let how = retrieval::eval::Ranking {
+        mode: args.mode.mode(),
+        embedder: embedder.as_deref(),
+        fusion: retrieval::Fusion::default(),
+    };
+    if how.mode != retrieval::SearchMode::Lexical {
+        retrieval::check_dense(&open, how.embedder)?;
+    }
+    let report = retrieval::eval::evaluate(&open, &queries, &qrels, &how)?;
     emit(args.json, &report, output::print_eval)
 }
 

@@ -8,6 +8,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub(super) struct CliProgress {
     bar: Option<ProgressBar>,
     quiet: bool,
+    /// The last tenth of the embedding reported as a plain line.
+    embedded_tenths: u64,
 }
 
 impl CliProgress {
@@ -22,7 +24,11 @@ impl CliProgress {
             }
             bar
         });
-        Self { bar, quiet }
+        Self {
+            bar,
+            quiet,
+            embedded_tenths: 0,
+        }
     }
 
     pub(super) fn finish(&mut self) {
@@ -81,10 +87,38 @@ impl IngestProgress for CliProgress {
         }
     }
 
+    /// On a terminal the bar turns into the embedding's, with throughput and time left;
+    /// otherwise a line every tenth.
+    fn embedding(&mut self, done: u64, total: u64) {
+        match &self.bar {
+            Some(bar) => {
+                if done == 0 {
+                    bar.reset();
+                    bar.set_length(total);
+                    if let Ok(style) = ProgressStyle::with_template(
+                        "{bar:30} {pos}/{len} chunks embedded, {per_sec}, {eta} left",
+                    ) {
+                        bar.set_style(style);
+                    }
+                }
+                bar.set_position(done);
+            }
+            None if !self.quiet && total > 0 => {
+                let tenths = done * 10 / total;
+                if done == 0 || tenths > self.embedded_tenths {
+                    self.embedded_tenths = tenths;
+                    eprintln!("embedding: {done}/{total} chunks");
+                }
+            }
+            None => {}
+        }
+    }
+
     fn commit_step(&mut self, step: CommitStep) {
         if let Some(bar) = &self.bar {
             bar.set_message(match step {
                 CommitStep::LexicalCommitted => "committing: lexical index written",
+                CommitStep::VectorsWritten => "committing: vectors written",
                 CommitStep::LexicalPublished => "committing: lexical index published",
                 CommitStep::StoreCommitted => "committed",
             });

@@ -26,11 +26,14 @@ fn call<T: DeserializeOwned>(
     let spec = registry
         .get(name)
         .ok_or_else(|| Error::internal(format!("the service has no tool `{name}`")))?;
-    let context = ServiceContext::new(CollectionCache::new(
+    let mut context = ServiceContext::new(CollectionCache::new(
         cli.index_dir.clone(),
         cli.base_dir.clone(),
         DEFAULT_CACHE_CAPACITY,
     ));
+    if let Some(embedder) = cli.embed.load()? {
+        context = context.with_embedder(embedder);
+    }
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -46,7 +49,11 @@ fn call<T: DeserializeOwned>(
 }
 
 pub(super) fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {
-    let mut arguments = json!({"collection": args.collection, "query": args.query});
+    let mut arguments = json!({
+        "collection": args.collection,
+        "query": args.query,
+        "mode": args.mode.mode(),
+    });
     if let Some(top_k) = args.top_k {
         arguments["top_k"] = json!(top_k);
     }

@@ -33,11 +33,12 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
             top_k: 5,
             mode: SearchMode::Lexical,
         },
+        None,
     )
     .expect("search");
     assert!(old.results.is_empty());
 
-    let status = retrieval::index_status(&third, &cache).expect("status");
+    let status = retrieval::index_status(&third, &cache, None).expect("status");
     assert_eq!(
         (status.retriever_acquires, status.retriever_rebuilds),
         (3, 2)
@@ -48,7 +49,7 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
     );
     assert!(status.rebuild_seconds_total > 0.0);
     // Reading the status does not move the counters.
-    retrieval::index_status(&third, &cache).expect("status");
+    retrieval::index_status(&third, &cache, None).expect("status");
     assert_eq!(cache.stats("c").acquires, 3);
     let json = serde_json::to_string(&status).expect("json");
     assert!(!json.contains(fx.base.to_str().expect("utf8")) && !json.contains("a.md"));
@@ -80,6 +81,7 @@ fn readers_keep_answering_during_an_ingest() {
                         top_k: 10,
                         mode: SearchMode::Lexical,
                     },
+                    None,
                 )
                 .expect("search during ingest");
                 assert_eq!(hits.results.len(), 10);
@@ -152,6 +154,7 @@ fn collection_recreated_under_the_same_name_is_reopened() {
             top_k: 5,
             mode: SearchMode::Lexical,
         },
+        None,
     )
     .expect("search");
     assert_eq!(hits.results.len(), 1);

@@ -96,7 +96,7 @@ fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generat
             !found(&fx, "charlie") && !found(&fx, "edited"),
             "{phase}: nothing of the killed ingest"
         );
-        let status = retrieval::index_status(&open, &cache).expect("status");
+        let status = retrieval::index_status(&open, &cache, None).expect("status");
         assert_eq!(
             (status.document_count, status.chunk_count),
             (2, 2),
@@ -204,7 +204,7 @@ fn ingest_killed_at_arbitrary_moments_never_mixes_generations() {
 
         let cache = fx.cache();
         let open = cache.acquire("c").expect("collection opens after a kill");
-        let status = retrieval::index_status(&open, &cache).expect("status");
+        let status = retrieval::index_status(&open, &cache, None).expect("status");
         assert_eq!(status.document_count, 300);
         let hits = |word: &str| fx.search("c", word, 100).results.len();
         // All 300 documents answer from exactly one round: the committed one.

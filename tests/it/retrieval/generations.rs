@@ -182,13 +182,14 @@ fn read_once(fx: &Fixture, cache: &CollectionCache, reads: &AtomicU64) -> Result
             top_k: 10,
             mode: Default::default(),
         },
+        None,
     )
     .map_err(|e| format!("search: {e:?}"))?;
     count();
     if found.results.is_empty() {
         return Err("search found nothing".into());
     }
-    retrieval::index_status(&open, cache).map_err(|e| format!("status: {e:?}"))?;
+    retrieval::index_status(&open, cache, None).map_err(|e| format!("status: {e:?}"))?;
     count();
     for hit in found.results.iter().take(3) {
         retrieval::fetch_chunk(&open, &hit.chunk_id).map_err(|e| format!("fetch: {e:?}"))?;
@@ -291,7 +292,7 @@ fn reads_create_no_file_in_the_index_directory() {
         let open = cache.acquire("c").expect("opens");
         let hit = fx.search("c", "juliet", 1).results.remove(0);
         retrieval::fetch_chunk(&open, &hit.chunk_id).expect("fetch");
-        retrieval::index_status(&open, &cache).expect("status");
+        retrieval::index_status(&open, &cache, None).expect("status");
         retrieval::list_collections(&fx.index).expect("list");
         let err = cache.acquire("absent").expect_err("no such collection");
         assert!(matches!(err, Error::CollectionNotFound { .. }));

@@ -83,6 +83,7 @@ impl Fixture {
                 top_k,
                 mode: Default::default(),
             },
+            None,
         )
         .expect("search succeeds")
     }

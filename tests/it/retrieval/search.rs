@@ -77,6 +77,7 @@ fn out_of_bounds_requests_are_validation_errors() {
                 top_k,
                 mode: SearchMode::Lexical,
             },
+            None,
         )
         .expect_err("refused")
     };

@@ -1,13 +1,14 @@
 //! Ingest, the only write path: discover inputs (`discover`), read each source (`sources`), chunk
-//! it with exact offsets, and write documents, chunks and the lexical index as one new generation
-//! (`writer`; the commit protocol is described in the module root of `retrieval`). Bad inputs are
-//! reported per source and skipped.
+//! it with exact offsets, and write documents, chunks, the lexical index and (with an embedder)
+//! the vectors as one new generation (`writer`; the commit protocol is described in the module
+//! root of `retrieval`). Bad inputs are reported per source and skipped.
 
 mod discover;
 mod sources;
 mod writer;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -17,6 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::Error;
 use crate::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
 use crate::retrieval::collection::CollectionPaths;
+use crate::retrieval::embed::Embedder;
 use crate::retrieval::lexical::WriterConfig;
 use crate::retrieval::model::SourceClass;
 use crate::retrieval::store::write::DocumentRow;
@@ -42,7 +44,7 @@ pub enum InputFormat {
 }
 
 /// What to ingest, and where.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct IngestOptions {
     /// Directory holding the collections.
     pub index_dir: PathBuf,
@@ -64,6 +66,25 @@ pub struct IngestOptions {
     /// ingest commits, it drops those superseded this long ago or longer, its own included when
     /// the retention is zero.
     pub superseded_retention: Duration,
+    /// Computes the vectors of every chunk of the new generation (reusing the previous
+    /// generation's where the text and the embedder are unchanged). `None` writes none; a
+    /// collection that has vectors then needs [`IngestOptions::drop_vectors`].
+    pub embedder: Option<Arc<dyn Embedder>>,
+    /// Lets an ingest without an embedder replace a generation that has vectors with one that
+    /// has none.
+    pub drop_vectors: bool,
+}
+
+impl std::fmt::Debug for IngestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IngestOptions")
+            .field("index_dir", &self.index_dir)
+            .field("collection", &self.collection)
+            .field("inputs", &self.inputs)
+            .field("format", &self.format)
+            .field("embedder", &self.embedder.as_ref().map(|e| e.identity()))
+            .finish_non_exhaustive()
+    }
 }
 
 impl IngestOptions {
@@ -84,6 +105,8 @@ impl IngestOptions {
             fetch_timeout: Duration::from_secs(30),
             writer: WriterConfig::default(),
             superseded_retention: DEFAULT_SUPERSEDED_RETENTION,
+            embedder: None,
+            drop_vectors: false,
         }
     }
 }
@@ -117,6 +140,8 @@ pub enum ItemOutcome {
 pub enum CommitStep {
     /// The new lexical generation is committed in its temporary directory.
     LexicalCommitted,
+    /// The new generation's vectors are written beside it (only with an embedder).
+    VectorsWritten,
     /// The new lexical generation is published under its final name; readers still read the
     /// previous generation, since the store does not name the new one yet.
     LexicalPublished,
@@ -134,6 +159,9 @@ pub trait IngestProgress {
     fn phase(&mut self, _phase: &str) {}
     /// The commit reached `step`.
     fn commit_step(&mut self, _step: CommitStep) {}
+    /// `done` of `total` chunks of the new generation have been embedded (reported once with
+    /// `done == 0` before the first batch, then after every batch).
+    fn embedding(&mut self, _done: u64, _total: u64) {}
 }
 
 /// Progress that reports nothing.
@@ -172,6 +200,10 @@ pub struct IngestSummary {
     pub documents: u64,
     /// Chunks in the collection afterwards.
     pub chunks: u64,
+    /// Chunks whose vector this ingest computed.
+    pub embedded: u64,
+    /// Chunks whose vector was reused from the previous generation (same text, same embedder).
+    pub reused_vectors: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -188,6 +220,8 @@ impl IngestSummary {
             failed: Vec::new(),
             documents: 0,
             chunks: 0,
+            embedded: 0,
+            reused_vectors: 0,
             seconds: 0.0,
         }
     }
@@ -226,7 +260,7 @@ pub fn ingest(
         .map_err(|err| Error::storage("cannot resolve the base directory", err))?;
     std::fs::create_dir_all(&options.index_dir)
         .map_err(|err| Error::storage("cannot create the index directory", err))?;
-    let mut writer = Writer::start(&paths, options.writer, options.max_chunk_bytes)?;
+    let mut writer = Writer::start(&paths, options)?;
 
     let (items, roots) = discover::discover(options, &base);
     progress.start(items.len());

@@ -14,13 +14,15 @@ use rusqlite::Connection;
 use crate::Error;
 use crate::retrieval::chunk::chunk_spans;
 use crate::retrieval::collection::CollectionPaths;
-use crate::retrieval::ingest::{IngestFailure, IngestSummary};
+use crate::retrieval::embed::Embedder;
+use crate::retrieval::ingest::{IngestFailure, IngestOptions, IngestSummary};
 use crate::retrieval::lexical::{
     ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
 };
 use crate::retrieval::model::SourceClass;
 use crate::retrieval::store;
 use crate::retrieval::store::write::{self, DocumentRow, NewChunk, NewDocument};
+use crate::retrieval::vectors::{self, Vectors};
 
 /// One document ready to write.
 pub(super) struct Prepared {
@@ -66,6 +68,10 @@ pub(super) struct Writer<'a> {
     builder: Option<GenerationBuilder>,
     config: WriterConfig,
     max_chunk_bytes: usize,
+    /// Embeds the new generation's chunks; `None` writes no vectors.
+    embedder: Option<&'a dyn Embedder>,
+    /// The committed generation's vectors, for reuse.
+    previous_vectors: Option<Vectors>,
     pub(super) existing: HashMap<String, DocumentRow>,
     pub(super) seen: HashSet<String>,
     pub(super) summary: IngestSummary,
@@ -77,8 +83,7 @@ impl<'a> Writer<'a> {
     /// transaction (removing a crashed ingest's debris), or prepares to create it on first write.
     pub(super) fn start(
         paths: &'a CollectionPaths,
-        config: WriterConfig,
-        max_chunk_bytes: usize,
+        options: &'a IngestOptions,
     ) -> Result<Self, Error> {
         let conn = if paths.sqlite.exists() {
             Some(begin(paths)?)
@@ -98,6 +103,33 @@ impl<'a> Writer<'a> {
         // The committed generation's lexical index should always exist; if it was removed by
         // hand, this ingest rebuilds it from the store instead of failing.
         let rebuild = base_generation > 0 && !paths.generation_dir(base_generation).is_dir();
+        let previous_vectors = if base_generation > 0 && !rebuild {
+            read_vectors(&paths.generation_dir(base_generation))?
+        } else {
+            None
+        };
+        let embedder = options.embedder.as_deref();
+        if let (Some(previous), None, false) = (&previous_vectors, embedder, options.drop_vectors) {
+            return Err(Error::Validation {
+                field: "embedder".to_owned(),
+                message: format!(
+                    "collection '{}' has vectors from {}; ingest it with that embedder, or \
+                     drop its vectors explicitly",
+                    paths.name,
+                    previous.identity().model
+                ),
+            });
+        }
+        // A change of embedder (or its first use, or dropping vectors) makes a new generation
+        // even when no document changed.
+        let vectors_change = match (&previous_vectors, embedder) {
+            (Some(previous), Some(embedder)) => {
+                previous.identity().fingerprint != embedder.identity().fingerprint
+            }
+            (None, Some(_)) => base_generation > 0,
+            (Some(_), None) => true,
+            (None, None) => false,
+        };
         let now_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
@@ -110,15 +142,18 @@ impl<'a> Writer<'a> {
             written: HashSet::new(),
             removed: HashSet::new(),
             builder: None,
-            config,
-            max_chunk_bytes,
+            config: options.writer,
+            max_chunk_bytes: options.max_chunk_bytes,
+            embedder,
+            previous_vectors,
             existing,
             seen: HashSet::new(),
             summary: IngestSummary::empty(&paths.name, base_generation),
             now_unix,
         };
-        if rebuild {
+        if rebuild || vectors_change {
             writer.builder()?;
+            writer.conn()?;
         }
         Ok(writer)
     }
@@ -266,6 +301,16 @@ impl<'a> Writer<'a> {
             Change::Updated => self.summary.updated += 1,
             Change::Unchanged => self.summary.unchanged += 1,
         }
+    }
+}
+
+/// The vectors of a published generation, for reuse; a file that cannot be read or parsed is
+/// not reused (every chunk is embedded again).
+fn read_vectors(dir: &std::path::Path) -> Result<Option<Vectors>, Error> {
+    match std::fs::read(dir.join(vectors::FILE_NAME)) {
+        Ok(bytes) => Ok(Vectors::parse(&bytes).ok().map(|(_, v)| v)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(Error::storage("cannot read the generation's vectors", err)),
     }
 }
 

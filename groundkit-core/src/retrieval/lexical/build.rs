@@ -185,9 +185,13 @@ impl GenerationBuilder {
         Ok(())
     }
 
-    /// Commits with the generation payload, waits for merges, and publishes `g<N>` by rename.
-    /// Returns the opstamp-free path of the published directory.
-    pub fn finish(mut self, before_publish: impl FnOnce()) -> Result<PathBuf, Error> {
+    /// Commits with the generation payload, waits for merges, runs `before_publish` on the
+    /// committed directory (which writes the generation's vectors into it), and publishes
+    /// `g<N>` by rename. Returns the path of the published directory.
+    pub fn finish(
+        mut self,
+        before_publish: impl FnOnce(&Path) -> Result<(), Error>,
+    ) -> Result<PathBuf, Error> {
         let mut prepared = self
             .writer
             .prepare_commit()
@@ -208,8 +212,8 @@ impl GenerationBuilder {
             .append(true)
             .open(self.tmp_dir.join(".tantivy-meta.lock"))
             .map_err(io_err("cannot prepare the lexical index generation"))?;
+        before_publish(&self.tmp_dir)?;
         sync_dir(&self.tmp_dir)?;
-        before_publish();
         fs::rename(&self.tmp_dir, &self.final_dir)
             .map_err(io_err("cannot publish the lexical index generation"))?;
         if let Some(parent) = self.final_dir.parent() {

@@ -1,6 +1,7 @@
 //! The commit protocol of an ingest (the generation invariant in the module root of
-//! `retrieval`): sweep expired superseded chunks, commit and publish lexical generation `G+1`,
-//! write `generation = G+1` and commit the store, then remove what no generation uses.
+//! `retrieval`): sweep expired superseded chunks, commit lexical generation `G+1`, write its
+//! vectors beside it (with an embedder), publish it, write `generation = G+1` and commit the
+//! store, then remove what no generation uses.
 
 use rusqlite::Connection;
 
@@ -10,6 +11,7 @@ use crate::retrieval::ingest::{CommitStep, IngestProgress, IngestSummary};
 use crate::retrieval::lexical::{ChunkDoc, remove_other_generations};
 use crate::retrieval::store;
 use crate::retrieval::store::write::{self, DocumentRow};
+use crate::retrieval::vectors;
 
 use super::Writer;
 
@@ -37,7 +39,26 @@ impl Writer<'_> {
                 .now_unix
                 .saturating_sub(i64::try_from(retention_secs).unwrap_or(i64::MAX));
             write::sweep_superseded(&conn, cutoff)?;
-            builder.finish(|| progress.commit_step(CommitStep::LexicalCommitted))?;
+            let fields = builder.fields;
+            let (embedder, previous) = (self.embedder, self.previous_vectors.as_ref());
+            builder.finish(|dir| {
+                progress.commit_step(CommitStep::LexicalCommitted);
+                let Some(embedder) = embedder else {
+                    return Ok(());
+                };
+                progress.phase("embedding");
+                let counts = vectors::write::write_generation(
+                    dir,
+                    &fields,
+                    previous,
+                    embedder,
+                    &mut |done, total| progress.embedding(done, total),
+                )?;
+                summary.embedded = counts.embedded;
+                summary.reused_vectors = counts.reused;
+                progress.commit_step(CommitStep::VectorsWritten);
+                Ok(())
+            })?;
             progress.commit_step(CommitStep::LexicalPublished);
             write::set_generation(&conn, generation)?;
             conn.execute_batch("COMMIT")

@@ -1,0 +1,160 @@
+//! Writing a generation's vectors, for ingest only: every live chunk of the committed (not yet
+//! published) lexical generation gets a vector, reused from the previous generation when a chunk
+//! with the same text was embedded by the same embedder, computed otherwise.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+use tantivy::schema::Value;
+use tantivy::{DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument};
+
+use crate::Error;
+use crate::retrieval::embed::{Embedder, Role, normalize};
+use crate::retrieval::lexical::Fields;
+use crate::retrieval::vectors::{FILE_NAME, Header, MAGIC, Vectors, segment_ids};
+
+/// Texts per call to the embedder.
+const EMBED_BATCH: usize = 256;
+
+/// What writing a generation's vectors did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct VectorCounts {
+    /// Chunks whose vector was computed by this ingest.
+    pub(crate) embedded: u64,
+    /// Chunks whose vector was taken from the previous generation.
+    pub(crate) reused: u64,
+}
+
+fn key_of(text: &str) -> [u8; 16] {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
+}
+
+fn content(searcher: &Searcher, fields: &Fields, address: DocAddress) -> Result<String, Error> {
+    let doc: TantivyDocument = searcher
+        .doc(address)
+        .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
+    Ok(doc
+        .get_first(fields.content)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default())
+}
+
+/// Computes and writes `vectors.bin` for the generation committed in `dir`. `previous` are the
+/// vectors of the generation it replaces; they are reused only if `embedder` computed them.
+/// `progress` receives (embedded so far, to embed) after every batch.
+pub(crate) fn write_generation(
+    dir: &Path,
+    fields: &Fields,
+    previous: Option<&Vectors>,
+    embedder: &dyn Embedder,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<VectorCounts, Error> {
+    let index = Index::open_in_dir(dir)
+        .map_err(|err| Error::storage("cannot open the new lexical generation", err))?;
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|err| Error::storage("cannot open the new lexical generation", err))?;
+    let searcher: Searcher = reader.searcher();
+    let identity = embedder.identity();
+    let reusable: HashMap<[u8; 16], usize> = match previous {
+        Some(prev) if prev.identity().fingerprint == identity.fingerprint => {
+            (0..prev.len()).map(|row| (*prev.key(row), row)).collect()
+        }
+        _ => HashMap::new(),
+    };
+    // Pass 1: every live chunk's address and content key; which keys need a new vector.
+    let mut rows: Vec<(DocAddress, [u8; 16])> = Vec::new();
+    let mut missing: Vec<DocAddress> = Vec::new();
+    let mut pending_keys = std::collections::HashSet::new();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        for doc in segment.doc_ids_alive() {
+            let address = DocAddress::new(ord as u32, doc);
+            let key = key_of(&content(&searcher, fields, address)?);
+            if !reusable.contains_key(&key) && pending_keys.insert(key) {
+                missing.push(address);
+            }
+            rows.push((address, key));
+        }
+    }
+    // Pass 2: embed what is missing, in batches.
+    let total = missing.len() as u64;
+    let mut computed: HashMap<[u8; 16], Vec<f32>> = HashMap::with_capacity(missing.len());
+    progress(0, total);
+    for batch in missing.chunks(EMBED_BATCH) {
+        let texts: Vec<String> = batch
+            .iter()
+            .map(|&address| content(&searcher, fields, address))
+            .collect::<Result<_, _>>()?;
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = embedder.embed(&refs, Role::Document)?;
+        if vectors.len() != texts.len() {
+            return Err(Error::embedding(
+                "the embedder returned too few vectors",
+                None,
+            ));
+        }
+        for (text, mut vector) in texts.iter().zip(vectors) {
+            if vector.len() != identity.dimension as usize {
+                return Err(Error::embedding(
+                    "the embedder returned a vector of the wrong dimension",
+                    None,
+                ));
+            }
+            normalize(&mut vector);
+            computed.insert(key_of(text), vector);
+        }
+        progress(computed.len() as u64, total);
+    }
+    write_file(dir, &searcher, identity, &rows, |key| {
+        computed
+            .get(key)
+            .map(Vec::as_slice)
+            .or_else(|| Some(previous?.vector(*reusable.get(key)?)))
+    })?;
+    Ok(VectorCounts {
+        embedded: total,
+        reused: (rows.len() as u64).saturating_sub(total),
+    })
+}
+
+fn write_file<'a>(
+    dir: &Path,
+    searcher: &Searcher,
+    identity: &crate::retrieval::model::EmbeddingIdentity,
+    rows: &[(DocAddress, [u8; 16])],
+    vector_of: impl Fn(&[u8; 16]) -> Option<&'a [f32]>,
+) -> Result<(), Error> {
+    let io = |err| Error::storage("cannot write the generation's vectors", err);
+    let header = serde_json::to_vec(&Header {
+        identity: identity.clone(),
+        count: rows.len() as u64,
+        dimension: identity.dimension,
+        segments: segment_ids(searcher),
+    })
+    .map_err(|err| Error::storage("cannot write the generation's vectors", err))?;
+    let file = std::fs::File::create(dir.join(FILE_NAME)).map_err(io)?;
+    let mut out = std::io::BufWriter::new(file);
+    out.write_all(MAGIC).map_err(io)?;
+    out.write_all(&(header.len() as u32).to_le_bytes())
+        .map_err(io)?;
+    out.write_all(&header).map_err(io)?;
+    for (address, key) in rows {
+        let vector = vector_of(key).ok_or_else(|| Error::internal("a chunk has no vector"))?;
+        out.write_all(&address.segment_ord.to_le_bytes())
+            .map_err(io)?;
+        out.write_all(&address.doc_id.to_le_bytes()).map_err(io)?;
+        out.write_all(key).map_err(io)?;
+        for value in vector {
+            out.write_all(&value.to_le_bytes()).map_err(io)?;
+        }
+    }
+    let file = out.into_inner().map_err(|err| io(err.into_error()))?;
+    file.sync_all().map_err(io)
+}
