@@ -1,7 +1,7 @@
 //! `grk` built inside the test package, so integration tests can spawn (and kill) a real process.
 //!
-//! `grk-it pause-ingest PHASE INDEX_DIR BASE_DIR COLLECTION` runs the same ingest as `grk ingest`
-//! but stops at PHASE, prints `paused at PHASE` on stderr and waits to be killed: the crash tests
+//! `grk-it pause-ingest PHASE INDEX_DIR BASE_DIR COLLECTION [MODEL_DIR]` runs the same ingest as
+//! `grk ingest` (embedding with the model in MODEL_DIR when given) but stops at PHASE, prints `paused at PHASE` on stderr and waits to be killed: the crash tests
 //! use it to kill an ingest at a known step of the commit protocol, through the progress the
 //! ingest reports.
 //!
@@ -21,8 +21,17 @@ use groundkit_core::retrieval::{self, CommitStep, IngestOptions, IngestProgress,
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [cmd, phase, index, base, collection] if cmd == "pause-ingest" => {
-            let options = IngestOptions::new(index, base, collection, vec![base.clone()]);
+        [cmd, phase, index, base, collection, model @ ..] if cmd == "pause-ingest" => {
+            let mut options = IngestOptions::new(index, base, collection, vec![base.clone()]);
+            if let [model] = model {
+                match groundkit_embed::LocalEmbedder::load(std::path::Path::new(model), 2) {
+                    Ok(embedder) => options.embedder = Some(std::sync::Arc::new(embedder)),
+                    Err(err) => {
+                        eprintln!("cannot load the model: {err}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
             let mut progress = PauseAt(phase.clone());
             match retrieval::ingest(&options, &mut progress) {
                 Ok(_) => {
@@ -53,7 +62,8 @@ fn main() -> ExitCode {
 }
 
 /// Progress that stops the process at one phase: `indexing` (the first document is written to
-/// the uncommitted transaction and the new lexical generation), or a commit step.
+/// the uncommitted transaction and the new lexical generation), `embedding` (the first batch of
+/// the new generation's vectors is computed, more remain), or a commit step.
 struct PauseAt(String);
 
 impl PauseAt {
@@ -74,9 +84,16 @@ impl IngestProgress for PauseAt {
         }
     }
 
+    fn embedding(&mut self, done: u64, total: u64) {
+        if done > 0 && done < total {
+            self.reached("embedding");
+        }
+    }
+
     fn commit_step(&mut self, step: CommitStep) {
         self.reached(match step {
             CommitStep::LexicalCommitted => "lexical-committed",
+            CommitStep::VectorsWritten => "vectors-written",
             CommitStep::LexicalPublished => "published",
             CommitStep::StoreCommitted => "committed",
         });

@@ -99,7 +99,7 @@ impl Vectors {
         let dimension = header.dimension as usize;
         let row = ROW_PREFIX + 4 * dimension;
         let count = usize::try_from(header.count).map_err(|_| corrupt("vector count too large"))?;
-        if dimension == 0 || body.len() != count.checked_mul(row).unwrap_or(usize::MAX) {
+        if dimension == 0 || body.len() != count.saturating_mul(row) {
             return Err(corrupt("the vectors file's size does not match its header"));
         }
         let mut addresses = Vec::with_capacity(count);

@@ -23,12 +23,18 @@ fn grk(fx: &Fixture) -> Command {
 /// Runs an ingest of the whole corpus in a real process until it reports reaching `phase`, then
 /// kills it with SIGKILL.
 fn ingest_killed_at(fx: &Fixture, phase: &str) {
+    ingest_with_model_killed_at(fx, phase, None);
+}
+
+/// [`ingest_killed_at`], embedding with the model in `model` when given.
+fn ingest_with_model_killed_at(fx: &Fixture, phase: &str, model: Option<&std::path::Path>) {
     let mut child = Command::new(GRK)
         .arg("pause-ingest")
         .arg(phase)
         .arg(&fx.index)
         .arg(&fx.base)
         .arg("c")
+        .args(model)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -48,7 +54,15 @@ fn ingest_killed_at(fx: &Fixture, phase: &str) {
 }
 
 fn ingest_ok(fx: &Fixture) -> serde_json::Value {
-    let out = grk(fx)
+    ingest_with_model_ok(fx, None)
+}
+
+fn ingest_with_model_ok(fx: &Fixture, model: Option<&std::path::Path>) -> serde_json::Value {
+    let mut cmd = grk(fx);
+    if let Some(model) = model {
+        cmd.arg("--embed-model").arg(model);
+    }
+    let out = cmd
         .args(["ingest", "--collection", "c", "--json", "."])
         .output()
         .expect("run grk");
@@ -117,6 +131,76 @@ fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generat
         assert!(
             found(&fx, "charlie") && found(&fx, "edited") && !found(&fx, "bravo"),
             "{phase}"
+        );
+        let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            dirs,
+            vec![std::ffi::OsString::from("g2")],
+            "{phase}: debris removed"
+        );
+    }
+}
+
+#[test]
+fn killed_ingest_while_embedding_leaves_readers_on_the_previous_generation_and_its_vectors() {
+    let model = crate::embed::model_dir();
+    let embedder = crate::embed::minilm();
+    // More chunks than one embedding batch (256), so the kill lands between batches.
+    let write_round = |fx: &Fixture, round: u32| {
+        for i in 0..300 {
+            fx.write(
+                &format!("d{i:03}.md"),
+                format!("Field note {i}, draft{round}."),
+            );
+        }
+    };
+    for phase in ["embedding", "vectors-written"] {
+        let fx = Fixture::new();
+        fx.write(
+            "travel.md",
+            "Crossing time zones disrupts the circadian rhythm.",
+        );
+        write_round(&fx, 0);
+        let first = ingest_with_model_ok(&fx, Some(&model));
+        assert_eq!(
+            (first["generation"].as_u64(), first["embedded"].as_u64()),
+            (Some(1), Some(301))
+        );
+        write_round(&fx, 1);
+        ingest_with_model_killed_at(&fx, phase, Some(&model));
+
+        let cache = fx.cache();
+        let open = cache.acquire("c").expect("collection still opens");
+        assert_eq!(open.generation(), 1, "{phase}");
+        let status =
+            retrieval::index_status(&open, &cache, Some(embedder.as_ref())).expect("status");
+        assert!(
+            status.dense_search_available,
+            "{phase}: generation 1 keeps its vectors"
+        );
+        let params = retrieval::SearchParams {
+            query: "what helps with jet lag".into(),
+            top_k: 1,
+            mode: retrieval::SearchMode::Dense,
+        };
+        let hits = retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense");
+        assert_eq!(hits.results[0].citation.source, "travel.md", "{phase}");
+        assert!(
+            found(&fx, "draft0") && !found(&fx, "draft1"),
+            "{phase}: nothing of the killed ingest"
+        );
+        drop(open);
+
+        let next = ingest_with_model_ok(&fx, Some(&model));
+        assert_eq!(next["generation"], 2, "{phase}");
+        assert_eq!(
+            (next["embedded"].as_u64(), next["reused_vectors"].as_u64()),
+            (Some(300), Some(1)),
+            "{phase}: the edited notes, not the unchanged one"
         );
         let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
             .expect("dir")

@@ -5,6 +5,7 @@ mod cache;
 mod citations;
 mod cli;
 mod crash;
+mod dense;
 mod generations;
 mod hostile;
 mod ingest;

@@ -91,12 +91,22 @@ fn out_of_bounds_requests_are_validation_errors() {
 }
 
 #[test]
-fn lexical_is_the_only_search_mode() {
-    assert_eq!(
-        serde_json::to_string(&SearchMode::Lexical).expect("json"),
-        "\"lexical\""
-    );
-    for other in ["dense", "hybrid"] {
+fn search_modes_are_lexical_dense_and_hybrid_and_nothing_else() {
+    for (mode, text) in [
+        (SearchMode::Lexical, "lexical"),
+        (SearchMode::Dense, "dense"),
+        (SearchMode::Hybrid, "hybrid"),
+    ] {
+        assert_eq!(
+            serde_json::to_string(&mode).expect("json"),
+            format!("\"{text}\"")
+        );
+        let params: SearchParams =
+            serde_json::from_str(&format!(r#"{{"query":"q","top_k":3,"mode":"{text}"}}"#))
+                .expect("parse");
+        assert_eq!(params.mode, mode);
+    }
+    for other in ["fuzzy", "Dense", "semantic"] {
         let text = format!(r#"{{"query":"q","top_k":3,"mode":"{other}"}}"#);
         assert!(
             serde_json::from_str::<SearchParams>(&text).is_err(),

@@ -266,12 +266,21 @@ fn error_cases(server: &TestServer) -> Vec<(String, u16, &'static str, Response)
             ),
         ),
         (
-            "a mode this server does not have".into(),
+            "dense search of a collection without vectors".into(),
+            409,
+            "dense_unavailable",
+            search(
+                server,
+                json!({"collection": "papers", "query": "tea", "mode": "dense"}),
+            ),
+        ),
+        (
+            "a mode that does not exist".into(),
             400,
             "invalid_request",
             search(
                 server,
-                json!({"collection": "papers", "query": "tea", "mode": "dense"}),
+                json!({"collection": "papers", "query": "tea", "mode": "fuzzy"}),
             ),
         ),
     ];

@@ -253,6 +253,11 @@ async fn every_error_has_the_same_kind_on_rest_and_both_mcp_transports() {
         (
             "search",
             json!({"collection": "papers", "query": "tea", "mode": "dense"}),
+            "dense_unavailable",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "mode": "fuzzy"}),
             "invalid_request",
         ),
     ];

@@ -223,15 +223,19 @@ impl GenerationBuilder {
     }
 }
 
-/// Populates `to` with hard links of `from`'s files (copies where linking fails). Tantivy never
-/// rewrites a file in place (`meta.json` is replaced by rename), so the base generation is
-/// unaffected by anything done to the copy.
+/// Populates `to` with hard links of `from`'s tantivy files (copies where linking fails). Tantivy
+/// never rewrites a file in place (`meta.json` is replaced by rename), so the base generation is
+/// unaffected by anything done to the copy. Locks and the generation's vectors are not linked:
+/// each generation writes its own vectors file, as a new file.
 fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
     let entries = fs::read_dir(from).map_err(io_err("cannot read the previous generation"))?;
     for entry in entries {
         let entry = entry.map_err(io_err("cannot read the previous generation"))?;
         let name = entry.file_name();
-        if name.to_str().is_some_and(|n| n.ends_with(".lock")) {
+        if name
+            .to_str()
+            .is_some_and(|n| n.ends_with(".lock") || n == crate::retrieval::vectors::FILE_NAME)
+        {
             continue;
         }
         let src = entry.path();

@@ -139,7 +139,13 @@ fn write_file<'a>(
         segments: segment_ids(searcher),
     })
     .map_err(|err| Error::storage("cannot write the generation's vectors", err))?;
-    let file = std::fs::File::create(dir.join(FILE_NAME)).map_err(io)?;
+    // A new file, never an existing one: a file of that name could share its inode with a
+    // published generation.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(FILE_NAME))
+        .map_err(io)?;
     let mut out = std::io::BufWriter::new(file);
     out.write_all(MAGIC).map_err(io)?;
     out.write_all(&(header.len() as u32).to_le_bytes())

@@ -1,0 +1,296 @@
+//! Dense and hybrid search with the real all-MiniLM-L6-v2 model: vectors written with each
+//! generation, reused on re-ingest, the identity reported and checked.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::embed::{Embedder, Role};
+use groundkit_core::retrieval::{
+    self, EmbeddingIdentity, IngestOptions, NoProgress, SearchMode, SearchParams, SearchResponse,
+};
+use groundkit_embed::LocalEmbedder;
+
+use super::Fixture;
+use crate::embed::{minilm, model_dir};
+
+/// The real embedder, counting the texts it is asked to embed.
+struct Counting {
+    inner: Arc<LocalEmbedder>,
+    texts: AtomicU64,
+}
+
+impl Embedder for Counting {
+    fn identity(&self) -> &EmbeddingIdentity {
+        self.inner.identity()
+    }
+
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, Error> {
+        self.texts.fetch_add(texts.len() as u64, Ordering::SeqCst);
+        self.inner.embed(texts, role)
+    }
+}
+
+fn counting() -> Arc<Counting> {
+    Arc::new(Counting {
+        inner: minilm(),
+        texts: AtomicU64::new(0),
+    })
+}
+
+const TRAVEL: &str = "Crossing several time zones disrupts the circadian rhythm. Morning daylight \
+    and a little melatonin in the evening shift the body clock to the new local time.";
+
+fn corpus() -> Fixture {
+    let fx = Fixture::new();
+    fx.write("travel.md", TRAVEL);
+    fx.write(
+        "tea.txt",
+        "Green tea is steeped at 80 degrees for two minutes.",
+    );
+    fx.write(
+        "bikes.md",
+        "Clean the bicycle chain, then oil each link sparingly.",
+    );
+    fx.write(
+        "bm25.md",
+        "BM25 ranks documents by the query terms they contain.",
+    );
+    fx
+}
+
+fn ingest(fx: &Fixture, embedder: Arc<dyn Embedder>) -> Result<retrieval::IngestSummary, Error> {
+    let mut options: IngestOptions = fx.options("c", &[&fx.base]);
+    options.embedder = Some(embedder);
+    retrieval::ingest(&options, &mut NoProgress)
+}
+
+fn ingest_lexical(fx: &Fixture) -> Result<retrieval::IngestSummary, Error> {
+    retrieval::ingest(&fx.options("c", &[&fx.base]), &mut NoProgress)
+}
+
+fn search(
+    fx: &Fixture,
+    query: &str,
+    mode: SearchMode,
+    embedder: Option<&dyn Embedder>,
+) -> Result<SearchResponse, Error> {
+    let open = fx.cache().acquire("c").expect("open");
+    let params = SearchParams {
+        query: query.to_owned(),
+        top_k: 3,
+        mode,
+    };
+    retrieval::search(&open, &params, embedder)
+}
+
+fn first_source(response: &SearchResponse) -> Option<&str> {
+    response.results.first().map(|r| r.citation.source.as_str())
+}
+
+#[test]
+fn dense_and_hybrid_find_what_the_words_do_not_say() {
+    let fx = corpus();
+    let embedder = minilm();
+    let summary = ingest(&fx, embedder.clone()).expect("ingest");
+    assert_eq!((summary.embedded, summary.reused_vectors), (4, 0));
+    let query = "what helps with jet lag";
+    let lexical = search(&fx, query, SearchMode::Lexical, None).expect("lexical");
+    assert_ne!(
+        first_source(&lexical),
+        Some("travel.md"),
+        "no query word is in travel.md"
+    );
+    let dense = search(&fx, query, SearchMode::Dense, Some(embedder.as_ref())).expect("dense");
+    assert_eq!(first_source(&dense), Some("travel.md"));
+    assert_eq!(dense.metadata.mode, SearchMode::Dense);
+    assert!(dense.results.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(
+        dense
+            .results
+            .iter()
+            .all(|r| (-1.0..=1.0).contains(&r.score))
+    );
+    assert_eq!(
+        dense.results[0].content, TRAVEL,
+        "a dense hit carries its chunk and citation"
+    );
+    assert_eq!(dense.results[0].citation.end_offset, TRAVEL.len() as u64);
+    let hybrid = search(&fx, query, SearchMode::Hybrid, Some(embedder.as_ref())).expect("hybrid");
+    assert_eq!(first_source(&hybrid), Some("travel.md"));
+    assert!(hybrid.results[0].score <= 2.0 / 61.0 && hybrid.results[0].score >= 1.0 / 61.0);
+    // A query both rankings agree on.
+    let both = search(
+        &fx,
+        "steeping green tea",
+        SearchMode::Hybrid,
+        Some(embedder.as_ref()),
+    )
+    .expect("hybrid");
+    assert_eq!(first_source(&both), Some("tea.txt"));
+    assert!(
+        (both.results[0].score - 2.0 / 61.0).abs() < 1e-6,
+        "first in both rankings"
+    );
+}
+
+#[test]
+fn status_reports_the_identity_and_whether_this_server_can_search_by_vectors() {
+    let fx = corpus();
+    let embedder = minilm();
+    ingest(&fx, embedder.clone()).expect("ingest");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
+    let status = retrieval::index_status(&open, &cache, Some(embedder.as_ref())).expect("status");
+    assert_eq!(status.embedding.as_ref(), Some(embedder.identity()));
+    assert!(status.dense_search_available);
+    let without = retrieval::index_status(&open, &cache, None).expect("status");
+    assert_eq!(without.embedding.as_ref(), Some(embedder.identity()));
+    assert!(!without.dense_search_available);
+    let err = search(&fx, "tea", SearchMode::Dense, None).expect_err("no server embedder");
+    assert_eq!(err.kind(), "dense_unavailable");
+    assert!(err.public_detail().contains("without an embedder"));
+}
+
+#[test]
+fn a_collection_without_vectors_refuses_dense_and_hybrid_and_keeps_serving_lexical() {
+    let fx = corpus();
+    ingest_lexical(&fx).expect("ingest");
+    let embedder = minilm();
+    for mode in [SearchMode::Dense, SearchMode::Hybrid] {
+        let err = search(&fx, "tea", mode, Some(embedder.as_ref())).expect_err("no vectors");
+        assert_eq!(err.kind(), "dense_unavailable", "{mode:?}");
+        assert!(err.public_detail().contains("no vectors"));
+    }
+    let lexical =
+        search(&fx, "tea", SearchMode::Lexical, Some(embedder.as_ref())).expect("lexical");
+    assert_eq!(first_source(&lexical), Some("tea.txt"));
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
+    let status = retrieval::index_status(&open, &cache, Some(embedder.as_ref())).expect("status");
+    assert_eq!(status.embedding, None);
+    assert!(!status.dense_search_available);
+}
+
+/// The same weights configured differently (a 128-token limit): another fingerprint.
+fn other_embedder(dir: &Path) -> LocalEmbedder {
+    let model = model_dir();
+    for entry in std::fs::read_dir(&model).expect("model dir") {
+        let entry = entry.expect("entry");
+        std::os::unix::fs::symlink(entry.path(), dir.join(entry.file_name())).expect("link");
+    }
+    std::fs::remove_file(dir.join("sentence_bert_config.json")).expect("unlink");
+    std::fs::write(
+        dir.join("sentence_bert_config.json"),
+        r#"{"max_seq_length": 128, "do_lower_case": false}"#,
+    )
+    .expect("config");
+    LocalEmbedder::load(dir, 1).expect("load")
+}
+
+#[test]
+fn a_server_with_another_embedder_refuses_dense_with_a_typed_error_and_keeps_lexical() {
+    let fx = corpus();
+    ingest(&fx, minilm()).expect("ingest");
+    let dir = tempfile::tempdir().expect("tmp");
+    let other = other_embedder(dir.path());
+    assert_ne!(
+        other.identity().fingerprint,
+        minilm().identity().fingerprint
+    );
+    for mode in [SearchMode::Dense, SearchMode::Hybrid] {
+        let err = search(&fx, "tea", mode, Some(&other)).expect_err("mismatch");
+        assert_eq!(err.kind(), "embedding_mismatch", "{mode:?}");
+        let detail = err.public_detail();
+        assert!(
+            detail.contains(&minilm().identity().fingerprint),
+            "{detail}"
+        );
+        assert!(detail.contains(&other.identity().fingerprint), "{detail}");
+        assert!(
+            !detail.contains(&*dir.path().to_string_lossy()),
+            "no path: {detail}"
+        );
+    }
+    let lexical = search(&fx, "tea", SearchMode::Lexical, Some(&other)).expect("lexical");
+    assert_eq!(first_source(&lexical), Some("tea.txt"));
+    // Re-ingesting with the other embedder re-embeds every chunk.
+    let summary = ingest(&fx, Arc::new(other)).expect("re-embed");
+    assert_eq!((summary.embedded, summary.reused_vectors), (4, 0));
+    assert_eq!(
+        summary.generation, 2,
+        "a new embedder makes a new generation"
+    );
+}
+
+#[test]
+fn re_ingest_embeds_only_the_chunks_whose_text_changed() {
+    let fx = corpus();
+    for i in 0..20 {
+        fx.write(
+            &format!("notes/{i}.md"),
+            format!("Note number {i} about topic {}.", i * 7),
+        );
+    }
+    let embedder = counting();
+    let first = ingest(&fx, embedder.clone()).expect("ingest");
+    assert_eq!(first.embedded, 24);
+    assert_eq!(embedder.texts.load(Ordering::SeqCst), 24);
+
+    let unchanged = ingest(&fx, embedder.clone()).expect("unchanged");
+    assert_eq!(
+        (unchanged.generation, unchanged.embedded),
+        (1, 0),
+        "nothing to do"
+    );
+    assert_eq!(embedder.texts.load(Ordering::SeqCst), 24);
+
+    fx.write(
+        "notes/3.md",
+        "Note number three, rewritten about lighthouses.",
+    );
+    fx.write("moved.md", "Note number 5 about topic 35."); // same text as notes/5.md
+    let second = ingest(&fx, embedder.clone()).expect("re-ingest");
+    assert_eq!(second.generation, 2);
+    assert_eq!(
+        (second.embedded, second.reused_vectors),
+        (1, 24),
+        "only the edited note"
+    );
+    assert_eq!(embedder.texts.load(Ordering::SeqCst), 25);
+    let hit = search(
+        &fx,
+        "lighthouse keeper",
+        SearchMode::Dense,
+        Some(embedder.as_ref()),
+    )
+    .expect("dense");
+    assert_eq!(
+        first_source(&hit),
+        Some("notes/3.md"),
+        "the new vector is searched"
+    );
+}
+
+#[test]
+fn ingest_without_the_embedder_refuses_to_drop_vectors_unless_asked() {
+    let fx = corpus();
+    ingest(&fx, minilm()).expect("ingest");
+    fx.write("more.md", "Another document.");
+    let err = ingest_lexical(&fx).expect_err("would drop vectors");
+    assert_eq!(err.kind(), "validation_error");
+    assert_eq!(err.field(), Some("embedder"));
+    assert_eq!(
+        fx.cache().acquire("c").expect("open").generation(),
+        1,
+        "nothing written"
+    );
+
+    let mut options = fx.options("c", &[&fx.base]);
+    options.drop_vectors = true;
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("drop vectors");
+    assert_eq!(summary.generation, 2);
+    let err = search(&fx, "tea", SearchMode::Dense, Some(minilm().as_ref())).expect_err("gone");
+    assert_eq!(err.kind(), "dense_unavailable");
+}
