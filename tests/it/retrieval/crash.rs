@@ -74,6 +74,15 @@ fn ingest_with_model_ok(fx: &Fixture, model: Option<&std::path::Path>) -> serde_
     serde_json::from_slice(&out.stdout).expect("summary JSON")
 }
 
+/// The entries of the collection's lexical index directory.
+fn generation_dirs(fx: &Fixture) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(fx.index.join("c.tantivy"))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect()
+}
+
 fn version_one(fx: &Fixture) {
     fx.write("a.md", "alpha original text");
     fx.write("b.md", "bravo original text");
@@ -132,11 +141,7 @@ fn killed_ingest_before_the_sqlite_commit_leaves_readers_on_the_previous_generat
             found(&fx, "charlie") && found(&fx, "edited") && !found(&fx, "bravo"),
             "{phase}"
         );
-        let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
-            .expect("dir")
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
+        let dirs = generation_dirs(&fx);
         assert_eq!(
             dirs,
             vec![std::ffi::OsString::from("g2")],
@@ -202,11 +207,7 @@ fn killed_ingest_while_embedding_leaves_readers_on_the_previous_generation_and_i
             (Some(300), Some(1)),
             "{phase}: the edited notes, not the unchanged one"
         );
-        let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
-            .expect("dir")
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
+        let dirs = generation_dirs(&fx);
         assert_eq!(
             dirs,
             vec![std::ffi::OsString::from("g2")],
@@ -228,11 +229,7 @@ fn killed_ingest_after_the_sqlite_commit_is_complete_and_cleaned_up_next_time() 
     let next = ingest_ok(&fx);
     assert_eq!(next["unchanged"], 2);
     assert_eq!(next["generation"], 2);
-    let dirs: Vec<_> = std::fs::read_dir(fx.index.join("c.tantivy"))
-        .expect("dir")
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
+    let dirs = generation_dirs(&fx);
     assert_eq!(dirs, vec![std::ffi::OsString::from("g2")]);
 }
 

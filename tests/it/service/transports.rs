@@ -5,7 +5,12 @@ use groundkit_core::retrieval::MAX_TOP_K;
 use groundkit_tests::captured_logs;
 use serde_json::{Value, json};
 
-use super::{corpus, state};
+use std::sync::Arc;
+
+use groundkit_core::retrieval::embed::Embedder;
+use groundkit_server::service::ServiceContext;
+
+use super::{corpus, state_with};
 use crate::mcp::support::{Response, Server, Stdio, events, initialize_frame};
 
 /// One server (HTTP: REST and `/mcp`) and one in-process stdio connection over the same corpus.
@@ -19,9 +24,24 @@ struct Surfaces {
 impl Surfaces {
     /// Serve `fx`'s collections over HTTP and, with a second state over the same files, stdio.
     async fn start(fx: &crate::retrieval::Fixture) -> Self {
-        let http = Server::start(state(fx, None));
+        Self::start_with(fx, None).await
+    }
+
+    /// [`Surfaces::start`], embedding queries with `embedder`.
+    async fn start_with(
+        fx: &crate::retrieval::Fixture,
+        embedder: Option<Arc<dyn Embedder>>,
+    ) -> Self {
+        let context = || {
+            let context = ServiceContext::new(fx.cache());
+            match &embedder {
+                Some(embedder) => context.with_embedder(Arc::clone(embedder)),
+                None => context,
+            }
+        };
+        let http = Server::start(state_with(context()));
         let session = http.initialize();
-        let mut stdio = Stdio::start(state(fx, None));
+        let mut stdio = Stdio::start(state_with(context()));
         stdio.send(&initialize_frame(0, "2025-11-25")).await;
         let _ = stdio.recv().await;
         stdio
@@ -347,4 +367,99 @@ async fn a_key_given_twice_is_refused_on_every_transport_not_read_as_its_last_va
         assert_eq!(problem["kind"], "invalid_request", "{surface}: {message}");
         assert_eq!(problem["detail"], rest.json()["detail"], "{surface}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dense_and_hybrid_answer_the_same_json_on_every_transport_and_the_command_line() {
+    let fx = crate::retrieval::Fixture::new();
+    fx.write(
+        "travel.md",
+        "Crossing time zones disrupts the circadian rhythm; morning light resets the body clock.",
+    );
+    fx.write(
+        "tea.txt",
+        "Green tea is steeped at 80 degrees for two minutes.",
+    );
+    fx.write(
+        "bikes.md",
+        "Clean the bicycle chain, then oil each link sparingly.",
+    );
+    let mut options = fx.options("papers", &[&fx.base]);
+    options.embedder = Some(crate::embed::minilm());
+    groundkit_core::retrieval::ingest(&options, &mut groundkit_core::retrieval::NoProgress)
+        .expect("ingest with vectors");
+    let mut surfaces = Surfaces::start_with(&fx, Some(crate::embed::minilm())).await;
+    for mode in ["dense", "hybrid"] {
+        let arguments = json!({"collection": "papers", "query": "what helps with jet lag", "top_k": 2, "mode": mode});
+        let (rest, http, stdio) = surfaces.everywhere("search", arguments).await;
+        assert_eq!(rest.status, 200, "{mode}: {}", rest.body);
+        let rest = rest.json();
+        assert_eq!(rest["metadata"]["mode"], mode);
+        assert_eq!(
+            rest["results"][0]["citation"]["source"], "travel.md",
+            "{mode}"
+        );
+        for (surface, result) in [("MCP HTTP", &http), ("MCP stdio", &stdio)] {
+            assert_eq!(result["isError"], false, "{mode} over {surface}: {result}");
+            assert_eq!(result["structuredContent"], rest, "{mode} over {surface}");
+        }
+        let cli = std::process::Command::new(env!("CARGO_BIN_EXE_grk-it"))
+            .arg("--index-dir")
+            .arg(&fx.index)
+            .arg("--base-dir")
+            .arg(&fx.base)
+            .arg("--embed-model")
+            .arg(crate::embed::model_dir())
+            .args([
+                "search",
+                "-c",
+                "papers",
+                "what helps with jet lag",
+                "--top-k",
+                "2",
+                "--json",
+                "--mode",
+                mode,
+            ])
+            .output()
+            .expect("run grk");
+        assert!(
+            cli.status.success(),
+            "{}",
+            String::from_utf8_lossy(&cli.stderr)
+        );
+        let cli: Value = serde_json::from_slice(&cli.stdout).expect("JSON");
+        assert_eq!(cli, rest, "{mode} on the command line");
+    }
+    let (rest, http, stdio) = surfaces
+        .everywhere("index_status", json!({"collection": "papers"}))
+        .await;
+    let rest = stable(rest.json());
+    assert_eq!(rest["dense_search_available"], true);
+    assert_eq!(
+        rest["embedding"]["fingerprint"],
+        crate::embed::minilm().identity().fingerprint.as_str()
+    );
+    for result in [&http, &stdio] {
+        assert_eq!(stable(result["structuredContent"].clone()), rest);
+    }
+
+    // A server without the embedder: the same refusal everywhere, lexical still served.
+    let mut plain = Surfaces::start(&fx).await;
+    let arguments = json!({"collection": "papers", "query": "jet lag", "mode": "hybrid"});
+    let (rest, http, stdio) = plain.everywhere("search", arguments).await;
+    assert_eq!(rest.status, 409);
+    assert_eq!(rest.json()["kind"], "dense_unavailable");
+    for result in [&http, &stdio] {
+        assert_eq!(result["isError"], true);
+        let problem: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+                .expect("json");
+        assert_eq!(problem["kind"], "dense_unavailable");
+    }
+    let lexical = plain.rest(
+        "search",
+        &json!({"collection": "papers", "query": "green tea"}),
+    );
+    assert_eq!(lexical.status, 200);
 }
