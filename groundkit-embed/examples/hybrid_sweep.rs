@@ -1,0 +1,126 @@
+//! Chooses the hybrid ranking's parameters on SciFact's training split and reports every mode on
+//! the test split.
+//!
+//! ```text
+//! grk --index-dir IDX --base-dir ../shared/data/scifact --embed-model MODEL \
+//!     ingest -c scifact --format beir ../shared/data/scifact/corpus.jsonl
+//! cargo run --release -p groundkit-embed --example hybrid_sweep -- \
+//!     IDX scifact MODEL ../shared/data/scifact
+//! ```
+//!
+//! Sweeps the Reciprocal Rank Fusion constant `k` and the candidate depth on
+//! `queries_train.jsonl` with `qrels/train.tsv`, keeps the pair with the best mean nDCG@10, and
+//! then evaluates lexical, dense, hybrid with the shipped defaults and hybrid with the chosen
+//! pair on `queries.jsonl` with `qrels/test.tsv`. Query vectors are computed once and kept.
+//! Prints one JSON object per line.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::embed::{Embedder, Role};
+use groundkit_core::retrieval::eval::{Ranking, evaluate, read_qrels, read_queries};
+use groundkit_core::retrieval::{CollectionCache, EmbeddingIdentity, Fusion, SearchMode};
+use groundkit_embed::LocalEmbedder;
+
+/// The model, remembering every query vector it computed.
+struct Remembering {
+    inner: LocalEmbedder,
+    seen: Mutex<HashMap<String, Vec<f32>>>,
+}
+
+impl Embedder for Remembering {
+    fn identity(&self) -> &EmbeddingIdentity {
+        self.inner.identity()
+    }
+
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, Error> {
+        let mut out = Vec::with_capacity(texts.len());
+        for text in texts {
+            let known = self
+                .seen
+                .lock()
+                .map_err(|_| Error::internal("poisoned"))?
+                .get(*text)
+                .cloned();
+            let vector = match known {
+                Some(vector) => vector,
+                None => {
+                    let vector = self.inner.embed(&[text], role)?.remove(0);
+                    self.seen
+                        .lock()
+                        .map_err(|_| Error::internal("poisoned"))?
+                        .insert((*text).to_owned(), vector.clone());
+                    vector
+                }
+            };
+            out.push(vector);
+        }
+        Ok(out)
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [index, collection, model, data] = args.as_slice() else {
+        return Err("usage: hybrid_sweep INDEX_DIR COLLECTION MODEL_DIR SCIFACT_DIR".into());
+    };
+    let data = Path::new(data);
+    let embedder = Arc::new(Remembering {
+        inner: LocalEmbedder::load(Path::new(model), 2)?,
+        seen: Mutex::new(HashMap::new()),
+    });
+    let cache = CollectionCache::new(index, data, 1);
+    let open = cache.acquire(collection)?;
+    let train = read_queries(&data.join("queries_train.jsonl"))?;
+    let train_qrels = read_qrels(&data.join("qrels/train.tsv"))?;
+    let test = read_queries(&data.join("queries.jsonl"))?;
+    let test_qrels = read_qrels(&data.join("qrels/test.tsv"))?;
+    let ranking = |mode, fusion| Ranking {
+        mode,
+        embedder: Some(embedder.as_ref() as &dyn Embedder),
+        fusion,
+    };
+
+    let mut best: Option<(f64, Fusion)> = None;
+    for k in [1.0f32, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0, 200.0] {
+        for depth in [10usize, 20, 50, 100, 200, 500] {
+            let fusion = Fusion { k, depth };
+            let report = evaluate(
+                &open,
+                &train,
+                &train_qrels,
+                &ranking(SearchMode::Hybrid, fusion),
+            )?;
+            println!(
+                "{}",
+                serde_json::json!({"split": "train", "k": k, "depth": depth, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
+            );
+            if best.is_none_or(|(score, _)| report.ndcg_at_10 > score) {
+                best = Some((report.ndcg_at_10, fusion));
+            }
+        }
+    }
+    let (train_ndcg, chosen) = best.ok_or("no sweep")?;
+    println!(
+        "{}",
+        serde_json::json!({"chosen": {"k": chosen.k, "depth": chosen.depth, "train_ndcg_at_10": train_ndcg}})
+    );
+    for (name, how) in [
+        ("lexical", ranking(SearchMode::Lexical, Fusion::default())),
+        ("dense", ranking(SearchMode::Dense, Fusion::default())),
+        (
+            "hybrid (defaults)",
+            ranking(SearchMode::Hybrid, Fusion::default()),
+        ),
+        ("hybrid (chosen)", ranking(SearchMode::Hybrid, chosen)),
+    ] {
+        let report = evaluate(&open, &test, &test_qrels, &how)?;
+        println!(
+            "{}",
+            serde_json::json!({"split": "test", "ranking": name, "queries": report.queries, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100, "mrr_at_10": report.mrr_at_10})
+        );
+    }
+    Ok(())
+}
