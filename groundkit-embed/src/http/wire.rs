@@ -2,8 +2,9 @@
 //! classification (retry, fail, refused by the policy), and the checks on the vectors.
 //!
 //! A failure is described by status code, counts and a fixed wording only. The provider's
-//! body is never read on failure, and on success it is parsed without keeping the parser's
-//! message (which can quote the body).
+//! body is never looked at on failure (a small one is read and dropped, so the connection ends
+//! cleanly), and on success it is parsed without keeping the parser's message (which can quote
+//! the body).
 
 use std::time::Duration;
 
@@ -16,6 +17,9 @@ use crate::outbound::OutboundPolicy;
 
 /// The answer's size limit per text (a 4096-dimension vector in JSON is about 100 KiB).
 const BODY_BYTES_PER_TEXT: u64 = 512 << 10;
+
+/// The most of a refusal's body read (and dropped) to end its connection cleanly.
+const DISCARD_BYTES: u64 = 64 << 10;
 
 /// Why an attempt did not produce vectors.
 #[derive(Debug)]
@@ -123,36 +127,37 @@ impl Call {
         }
         let mut response = request.send(&body[..]).map_err(failure)?;
         let status = response.status().as_u16();
-        match status {
-            200..=299 => {}
-            300..=399 => {
-                return Err(Attempt::Fatal(format!(
-                    "the endpoint answered with a redirect (HTTP {status}), which is never followed"
-                )));
-            }
-            429 | 500..=599 => {
-                let retry_after = response
+        let refusal = match status {
+            200..=299 => None,
+            300..=399 => Some(Attempt::Fatal(format!(
+                "the endpoint answered with a redirect (HTTP {status}), which is never followed"
+            ))),
+            429 | 500..=599 => Some(Attempt::Retry {
+                status: Some(status),
+                reason: "server error or rate limit",
+                retry_after: response
                     .headers()
                     .get("retry-after")
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.trim().parse::<u64>().ok())
-                    .map(Duration::from_secs);
-                return Err(Attempt::Retry {
-                    status: Some(status),
-                    reason: "",
-                    retry_after,
-                });
-            }
-            401 | 403 => {
-                return Err(Attempt::Fatal(format!(
-                    "the endpoint refused the request (HTTP {status}); check the API key"
-                )));
-            }
-            _ => {
-                return Err(Attempt::Fatal(format!(
-                    "the endpoint refused the request (HTTP {status})"
-                )));
-            }
+                    .map(Duration::from_secs),
+            }),
+            401 | 403 => Some(Attempt::Fatal(format!(
+                "the endpoint refused the request (HTTP {status}); check the API key"
+            ))),
+            _ => Some(Attempt::Fatal(format!(
+                "the endpoint refused the request (HTTP {status})"
+            ))),
+        };
+        if let Some(refusal) = refusal {
+            // Read (and drop unseen) a small body, so the connection ends cleanly or is reused
+            // rather than reset with unread data.
+            let _ = response
+                .body_mut()
+                .with_config()
+                .limit(DISCARD_BYTES)
+                .read_to_vec();
+            return Err(refusal);
         }
         let limit = (texts.len() as u64 + 1).saturating_mul(BODY_BYTES_PER_TEXT);
         let bytes = response
