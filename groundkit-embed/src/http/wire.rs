@@ -228,6 +228,11 @@ fn failure(err: ureq::Error) -> Attempt {
             Err(_) => Attempt::Fatal("the request failed".to_owned()),
         },
         ureq::Error::Timeout(_) => retry("timed out"),
+        // rustls reports a failed handshake (a bad certificate, a server that does not speak
+        // TLS) as invalid data: another attempt would fail the same way.
+        ureq::Error::Io(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+            Attempt::Fatal("the TLS connection failed".to_owned())
+        }
         ureq::Error::Io(_) => retry("connection error"),
         ureq::Error::ConnectionFailed => retry("connection failed"),
         ureq::Error::HostNotFound => retry("host not found"),

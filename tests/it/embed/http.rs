@@ -265,3 +265,14 @@ fn a_private_literal_is_refused_before_any_connection() {
     let message = err.to_string();
     assert!(message.contains("10.255.255.1") && message.contains("--embed-allow-private"));
 }
+
+#[test]
+fn https_is_spoken_and_a_failed_handshake_is_not_retried() {
+    // TLS to a server that speaks plain HTTP: the handshake fails, as a certificate failure
+    // would, and another attempt would fail the same way.
+    let server = EmbedServer::start(&[]);
+    let err = connect(config(&format!("https://127.0.0.1:{}", server.port))).expect_err("no TLS");
+    assert_eq!(err.kind(), "embedding_error");
+    assert!(err.to_string().contains("TLS"), "{err}");
+    assert_eq!(server.requests(), 0);
+}
