@@ -10,10 +10,12 @@ mod tools;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use groundkit_core::Error;
 use groundkit_core::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
+use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::retrieval::{
     self, CollectionCache, DEFAULT_SUPERSEDED_RETENTION, IngestOptions, InputFormat,
 };
@@ -218,14 +220,23 @@ pub mod exit {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
+    // The embedder the options name, loaded (or connected) once; a model that does not load or
+    // an endpoint that is refused is a usage error.
+    let embedder = match cli.embed.load() {
+        Ok(embedder) => embedder,
+        Err(err) => {
+            report_error(&err);
+            return ExitCode::from(exit::USAGE);
+        }
+    };
     let result = match &cli.command {
-        Command::Ingest(args) => ingest(&cli, args),
-        Command::Search(args) => tools::search(&cli, args).map(|()| exit::SUCCESS),
+        Command::Ingest(args) => ingest(&cli, args, embedder),
+        Command::Search(args) => tools::search(&cli, args, embedder).map(|()| exit::SUCCESS),
         Command::Fetch(args) => tools::fetch(&cli, args).map(|()| exit::SUCCESS),
-        Command::Status(args) => tools::status(&cli, args).map(|()| exit::SUCCESS),
+        Command::Status(args) => tools::status(&cli, args, embedder).map(|()| exit::SUCCESS),
         Command::List(args) => tools::list(&cli, args).map(|()| exit::SUCCESS),
-        Command::Eval(args) => eval(&cli, args).map(|()| exit::SUCCESS),
-        Command::Serve(args) => return serve(&cli, args),
+        Command::Eval(args) => eval(&cli, args, embedder.as_deref()).map(|()| exit::SUCCESS),
+        Command::Serve(args) => return serve(&cli, args, embedder),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -254,7 +265,7 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
     writeln!(stdout, "{text}").map_err(|err| Error::storage("cannot write to stdout", err))
 }
 
-fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
+fn serve(cli: &Cli, args: &ServeCommand, embedder: Option<Arc<dyn Embedder>>) -> ExitCode {
     use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
     crate::logging::init();
     let registry = match groundkit_core::Registry::<ServiceContext>::collect() {
@@ -274,13 +285,8 @@ fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
         version: env!("CARGO_PKG_VERSION").into(),
     };
     let mut context = ServiceContext::new(cache);
-    match cli.embed.load() {
-        Ok(Some(embedder)) => context = context.with_embedder(embedder),
-        Ok(None) => {}
-        Err(err) => {
-            report_error(&err);
-            return ExitCode::from(exit::USAGE);
-        }
+    if let Some(embedder) = embedder {
+        context = context.with_embedder(embedder);
     }
     let state = crate::AppState::new(registry, context, info, crate::Limits::default());
     match crate::serve::run(state, &args.serve) {
@@ -294,7 +300,7 @@ fn serve(cli: &Cli, args: &ServeCommand) -> ExitCode {
 
 /// Ingest, then exit with [`exit::NOTHING_INGESTED`] when no source yielded a document and
 /// [`exit::SOME_SOURCES_FAILED`] when some sources failed, so a script can tell.
-fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
+fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> Result<u8, Error> {
     let mut options = IngestOptions::new(
         cli.index_dir.clone(),
         cli.base_dir.clone(),
@@ -307,7 +313,7 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
     };
     options.max_chunk_bytes = args.chunk_bytes;
     options.superseded_retention = std::time::Duration::from_secs(args.keep_superseded);
-    options.embedder = cli.embed.load()?;
+    options.embedder = embedder;
     options.drop_vectors = args.drop_vectors;
     let mut progress = progress::CliProgress::new(args.json);
     let summary = retrieval::ingest(&options, &mut progress);
@@ -324,15 +330,14 @@ fn ingest(cli: &Cli, args: &IngestArgs) -> Result<u8, Error> {
     })
 }
 
-fn eval(cli: &Cli, args: &EvalArgs) -> Result<(), Error> {
+fn eval(cli: &Cli, args: &EvalArgs, embedder: Option<&dyn Embedder>) -> Result<(), Error> {
     let cache = CollectionCache::new(cli.index_dir.clone(), cli.base_dir.clone(), 1);
     let open = cache.acquire(&args.collection)?;
     let queries = retrieval::eval::read_queries(&args.queries)?;
     let qrels = retrieval::eval::read_qrels(&args.qrels)?;
-    let embedder = cli.embed.load()?;
     let how = retrieval::eval::Ranking {
         mode: args.mode.mode(),
-        embedder: embedder.as_deref(),
+        embedder,
         fusion: retrieval::Fusion::default(),
     };
     if how.mode != retrieval::SearchMode::Lexical {

@@ -5,6 +5,9 @@
 use groundkit_core::retrieval::{
     CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse,
 };
+use std::sync::Arc;
+
+use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::{Error, Registry};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -16,6 +19,7 @@ use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
 /// as the service returns it, else through `human`.
 fn call<T: DeserializeOwned>(
     cli: &Cli,
+    embedder: Option<Arc<dyn Embedder>>,
     name: &str,
     arguments: Value,
     json: bool,
@@ -31,7 +35,7 @@ fn call<T: DeserializeOwned>(
         cli.base_dir.clone(),
         DEFAULT_CACHE_CAPACITY,
     ));
-    if let Some(embedder) = cli.embed.load()? {
+    if let Some(embedder) = embedder {
         context = context.with_embedder(embedder);
     }
     let engine = tokio::runtime::Builder::new_current_thread()
@@ -48,7 +52,11 @@ fn call<T: DeserializeOwned>(
     Ok(())
 }
 
-pub(super) fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {
+pub(super) fn search(
+    cli: &Cli,
+    args: &SearchArgs,
+    embedder: Option<Arc<dyn Embedder>>,
+) -> Result<(), Error> {
     let mut arguments = json!({
         "collection": args.collection,
         "query": args.query,
@@ -57,15 +65,21 @@ pub(super) fn search(cli: &Cli, args: &SearchArgs) -> Result<(), Error> {
     if let Some(top_k) = args.top_k {
         arguments["top_k"] = json!(top_k);
     }
-    call(cli, "search", arguments, args.json, |r: &SearchResponse| {
-        output::print_search(r)
-    })
+    call(
+        cli,
+        embedder,
+        "search",
+        arguments,
+        args.json,
+        |r: &SearchResponse| output::print_search(r),
+    )
 }
 
 pub(super) fn fetch(cli: &Cli, args: &FetchArgs) -> Result<(), Error> {
     let arguments = json!({"collection": args.collection, "chunk_id": args.chunk_id});
     call(
         cli,
+        None,
         "fetch_chunk",
         arguments,
         args.json,
@@ -73,10 +87,15 @@ pub(super) fn fetch(cli: &Cli, args: &FetchArgs) -> Result<(), Error> {
     )
 }
 
-pub(super) fn status(cli: &Cli, args: &StatusArgs) -> Result<(), Error> {
+pub(super) fn status(
+    cli: &Cli,
+    args: &StatusArgs,
+    embedder: Option<Arc<dyn Embedder>>,
+) -> Result<(), Error> {
     let arguments = json!({"collection": args.collection});
     call(
         cli,
+        embedder,
         "index_status",
         arguments,
         args.json,
@@ -87,6 +106,7 @@ pub(super) fn status(cli: &Cli, args: &StatusArgs) -> Result<(), Error> {
 pub(super) fn list(cli: &Cli, args: &ListArgs) -> Result<(), Error> {
     call(
         cli,
+        None,
         "list_collections",
         json!({}),
         args.json,
