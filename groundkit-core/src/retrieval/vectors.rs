@@ -32,8 +32,7 @@ use crate::retrieval::model::EmbeddingIdentity;
 #[cfg(feature = "ingest")]
 pub(crate) mod write;
 
-/// The file name inside a generation directory.
-pub(crate) const FILE_NAME: &str = "vectors.bin";
+pub(crate) use crate::retrieval::lexical::VECTORS_FILE_NAME as FILE_NAME;
 pub(crate) const MAGIC: &[u8; 8] = b"GRKVEC01";
 /// Bytes of a row before its vector.
 pub(crate) const ROW_PREFIX: usize = 4 + 4 + 16;
@@ -63,6 +62,8 @@ pub struct Vectors {
     identity: EmbeddingIdentity,
     dimension: usize,
     addresses: Vec<DocAddress>,
+    /// Content keys, read by the next ingest to reuse vectors.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     keys: Vec<[u8; 16]>,
     data: Vec<f32>,
 }
@@ -145,11 +146,13 @@ impl Vectors {
     }
 
     /// The vector of row `row`.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub(crate) fn vector(&self, row: usize) -> &[f32] {
         &self.data[row * self.dimension..(row + 1) * self.dimension]
     }
 
     /// The content key of row `row`.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub(crate) fn key(&self, row: usize) -> &[u8; 16] {
         &self.keys[row]
     }

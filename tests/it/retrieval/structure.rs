@@ -9,12 +9,15 @@ use std::path::{Path, PathBuf};
 /// may use it.
 const ORDER: &[&str] = &[
     "model",
+    "embed",
     "source_file",
     "analysis",
     "extract",
     "collection",
     "store",
     "lexical",
+    "vectors",
+    "fusion",
     "open",
     "cache",
     "search",

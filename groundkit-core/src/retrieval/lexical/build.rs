@@ -234,7 +234,7 @@ fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
         let name = entry.file_name();
         if name
             .to_str()
-            .is_some_and(|n| n.ends_with(".lock") || n == crate::retrieval::vectors::FILE_NAME)
+            .is_some_and(|n| n.ends_with(".lock") || n == super::VECTORS_FILE_NAME)
         {
             continue;
         }

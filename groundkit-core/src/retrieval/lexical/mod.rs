@@ -23,6 +23,10 @@ pub use build::WriterConfig;
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
 use published::PublishedDirectory;
 
+/// The file a generation's vectors are kept in, inside its directory (the `vectors` module reads
+/// and writes it; a new generation never links it from the previous one).
+pub(crate) const VECTORS_FILE_NAME: &str = "vectors.bin";
+
 pub(super) fn tantivy_err(context: &'static str) -> impl Fn(tantivy::TantivyError) -> Error {
     move |err| Error::storage(context, err)
 }
