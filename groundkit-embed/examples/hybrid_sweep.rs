@@ -8,7 +8,8 @@
 //!     IDX scifact MODEL ../shared/data/scifact
 //! ```
 //!
-//! Sweeps the Reciprocal Rank Fusion constant `k` and the candidate depth on
+//! Sweeps the Reciprocal Rank Fusion constant `k` and the candidate depth (at least 100, the
+//! largest `top_k`: a ranking contributes `max(depth, asked for)` candidates) on
 //! `queries_train.jsonl` with `qrels/train.tsv`, keeps the pair with the best mean nDCG@10, and
 //! then evaluates lexical, dense, hybrid with the shipped defaults and hybrid with the chosen
 //! pair on `queries.jsonl` with `qrels/test.tsv`. Query vectors are computed once and kept.
@@ -84,8 +85,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let mut best: Option<(f64, Fusion)> = None;
-    for k in [1.0f32, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0, 200.0] {
-        for depth in [10usize, 20, 50, 100, 200, 500] {
+    for k in [0.5f32, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0] {
+        for depth in [100usize, 200, 500] {
             let fusion = Fusion { k, depth };
             let report = evaluate(
                 &open,

@@ -9,10 +9,15 @@ use std::collections::HashMap;
 
 use tantivy::DocAddress;
 
-/// The fusion constant `k`.
-pub const RRF_K: f32 = 60.0;
+/// The fusion constant `k`. On SciFact's training split (809 queries, all-MiniLM-L6-v2), mean
+/// nDCG@10 falls steadily as `k` grows past 1 (0.7348 at 1, 0.7295 at 10, 0.7191 at the
+/// customary 60) and is flat from 0.5 to 2: a small `k` lets the first places of either
+/// ranking decide.
+pub const RRF_K: f32 = 1.0;
 
-/// How many candidates each ranking contributes.
+/// How many candidates each ranking contributes at least (a search asking for more takes as
+/// many as it asks for). On the training split, nDCG@10 at `k = 1` is the same at 100, 200 and
+/// 500; 100 is the cheapest.
 pub const HYBRID_DEPTH: usize = 100;
 
 /// Fuses `rankings` (each best first) and returns the best `limit`, best first. Ties are broken
