@@ -190,6 +190,49 @@ fn bundled_sample_ingests_cleanly_and_answers_a_question() {
     );
 }
 
+/// `scripts/run-sample.sh --embed`'s ingest and query: the sample embedded with all-MiniLM-L6-v2
+/// answers a question asked in other words than its text's, in dense and hybrid mode.
+#[test]
+fn bundled_sample_embedded_answers_in_other_words_with_dense_and_hybrid_search() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let index = tempfile::tempdir().expect("temp index");
+    let model = crate::embed::model_dir();
+    let run = |args: &[&str]| {
+        Command::new(GRK)
+            .arg("--index-dir")
+            .arg(index.path())
+            .arg("--embed-model")
+            .arg(&model)
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("run grk")
+    };
+    let summary: serde_json::Value = json(&run(&["ingest", "-c", "sample", "--json", "sample"]));
+    assert_eq!(summary["embedded"], summary["chunks"], "{summary}");
+    let question = "what helps with jet lag";
+    let lexical: SearchResponse = json(&run(&["search", "-c", "sample", question, "--json"]));
+    assert_ne!(
+        lexical.results.first().map(|r| r.document_id.as_str()),
+        Some("sample/notes/travel.md")
+    );
+    let dense: SearchResponse = json(&run(&[
+        "search", "-c", "sample", question, "--mode", "dense", "--json",
+    ]));
+    assert_eq!(dense.results[0].document_id, "sample/notes/travel.md");
+    // Hybrid: lexical's first (a guide that says "help") and dense's first share the top places.
+    let hybrid: SearchResponse = json(&run(&[
+        "search", "-c", "sample", question, "--mode", "hybrid", "--top-k", "2", "--json",
+    ]));
+    assert!(
+        hybrid
+            .results
+            .iter()
+            .any(|r| r.document_id == "sample/notes/travel.md"),
+        "{hybrid:?}"
+    );
+}
+
 #[test]
 fn the_read_commands_answer_exactly_what_rest_answers() {
     let fx = Fixture::new();
