@@ -164,7 +164,9 @@ fn list_and_status_describe_without_paths() {
         ),
         (Some(3), Some(3))
     );
-    for gone in ["dense_search_available", "embedding", "cache_enabled"] {
+    // Ingested without an embedder: no identity, and no dense search here.
+    assert_eq!(body["dense_search_available"], false);
+    for gone in ["embedding", "cache_enabled"] {
         assert!(body.get(gone).is_none(), "{gone}: {body}");
     }
     assert_eq!(body["generation"], 1);
