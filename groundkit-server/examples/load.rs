@@ -42,6 +42,7 @@ struct Config {
     concurrency: usize,
     seconds: f64,
     top_k: u32,
+    mode: String,
 }
 
 fn main() {
@@ -70,6 +71,7 @@ fn parse_args() -> Result<Config, String> {
         concurrency: 1,
         seconds: 10.0,
         top_k: 10,
+        mode: "lexical".into(),
     };
     let mut queries_path = None;
     while let Some(flag) = args.next() {
@@ -100,6 +102,7 @@ fn parse_args() -> Result<Config, String> {
                 config.seconds = value()?.parse().map_err(|_| "--seconds is a number")?
             }
             "--top-k" => config.top_k = value()?.parse().map_err(|_| "--top-k is a number")?,
+            "--mode" => config.mode = value()?,
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -414,12 +417,13 @@ fn run(config: &Config) -> Result<(), String> {
             Arc::clone(&chunk_ids),
             Arc::clone(&stop),
         );
-        let (addr, collection, transport, op, top_k) = (
+        let (addr, collection, transport, op, top_k, mode) = (
             config.addr.clone(),
             config.collection.clone(),
             config.transport,
             config.op,
             config.top_k,
+            config.mode.clone(),
         );
         workers.push(std::thread::spawn(
             move || -> Result<Vec<Duration>, String> {
@@ -435,7 +439,7 @@ fn run(config: &Config) -> Result<(), String> {
                                 tool,
                                 method,
                                 "/search",
-                                json!({"collection": collection, "query": query, "top_k": top_k}),
+                                json!({"collection": collection, "query": query, "top_k": top_k, "mode": mode}),
                             )?;
                         }
                         Op::Fetch => {
