@@ -1,4 +1,4 @@
-//! The retrieval engine: collections, ingest, lexical search, citations.
+//! The retrieval engine: collections, ingest, lexical, dense and hybrid search, citations.
 //!
 //! # On-disk layout
 //!
@@ -10,6 +10,7 @@
 //! <index_dir>/NAME.sqlite3-wal    its write-ahead log, and `-shm` its index: created by the
 //! <index_dir>/NAME.sqlite3-shm    first ingest and kept (emptied, not deleted) between ingests
 //! <index_dir>/NAME.tantivy/g<N>/  the BM25 index of generation N (one directory per generation)
+//!                                 and, when it was ingested with an embedder, `vectors.bin`
 //! <index_dir>/NAME.snapshots/     fetched text of `snapshot` (URL) sources, content-addressed
 //! ```
 //!
@@ -22,7 +23,9 @@
 //!    new rows into it, uncommitted;
 //! 2. builds generation `G+1` of the lexical index in `g<G+1>.tmp` (hard links of `g<G>`'s
 //!    immutable segment files, then tantivy deletes and adds), commits it with the payload
-//!    `G+1`, and renames it to `g<G+1>`;
+//!    `G+1`, writes the vector of every live chunk into `g<G+1>.tmp/vectors.bin` when the ingest
+//!    has an embedder (a new file, reusing `g<G>`'s vectors for unchanged text), and renames the
+//!    directory to `g<G+1>`;
 //! 3. writes `generation = G+1` and commits the SQLite transaction (`synchronous = FULL`, so the
 //!    commit is on disk before step 4 deletes anything);
 //! 4. removes generations older than `G+1`, leftover `*.tmp` directories and unreferenced
@@ -33,7 +36,8 @@
 //! readers on `g<G>`; the next ingest deletes any `g<k>` with `k > G` and any `*.tmp` first. A
 //! crash after step 3 only leaves garbage that the next ingest removes. (Should `g<G>` itself go
 //! missing, the next ingest rebuilds it from the chunks stored in SQLite.) Search reads nothing but
-//! the tantivy generation it opened (content and citation fields are stored there), so a
+//! the tantivy generation it opened and that generation's vectors (content and citation fields
+//! are stored in the lexical index), so a
 //! concurrent ingest never changes an answer mid-query; `fetch_chunk` and `index_status` read one
 //! committed SQLite snapshot.
 //!
