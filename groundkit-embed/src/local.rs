@@ -26,8 +26,9 @@ use crate::bert::{Bert, BertConfig};
 /// Tokens per forward pass: bounds the activations' memory (about 30 MiB for a 384-wide model).
 const TOKENS_PER_PASS: usize = 4096;
 
-/// A pass of fewer tokens runs on one thread (SciFact's test queries, 2 threads against 1: p50
-/// 18-20 ms against 15 ms per query).
+/// A pass of fewer tokens runs on one thread: for SciFact's test queries, splitting each product
+/// between 2 threads was not faster than 1 (p50 18-20 ms against 15-18 ms per query, runs on a
+/// busy machine).
 const SPLIT_PRODUCTS_FROM_TOKENS: usize = 256;
 
 /// How token states become one vector.
@@ -119,32 +120,38 @@ fn read(dir: &Path, name: &str) -> Result<Vec<u8>, Error> {
         .map_err(|err| invalid(dir, format_args!("cannot read {name}: {err}")))
 }
 
-fn read_json<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) -> Result<T, Error> {
-    serde_json::from_slice(&read(dir, name)?)
+fn parse_json<T: for<'de> Deserialize<'de>>(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+) -> Result<T, Error> {
+    serde_json::from_slice(bytes)
         .map_err(|err| invalid(dir, format_args!("{name} is not valid: {err}")))
 }
 
+fn read_json<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) -> Result<T, Error> {
+    parse_json(dir, name, &read(dir, name)?)
+}
+
+/// An optional file: absent is the default; present is read once and parsed (no existence check
+/// before the read).
 fn read_optional_json<T: for<'de> Deserialize<'de> + Default>(
     dir: &Path,
     name: &str,
 ) -> Result<T, Error> {
-    if dir.join(name).is_file() {
-        read_json(dir, name)
-    } else {
-        Ok(T::default())
+    match std::fs::read(dir.join(name)) {
+        Ok(bytes) => parse_json(dir, name, &bytes),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
+        Err(err) => Err(invalid(dir, format_args!("cannot read {name}: {err}"))),
     }
 }
 
 impl LocalEmbedder {
     /// Loads the model in `dir` (sentence-transformers layout), to run on `threads` threads.
     pub fn load(dir: &Path, threads: usize) -> Result<Self, Error> {
-        let config: BertConfig = read_json(dir, "config.json")?;
         let config_bytes = read(dir, "config.json")?;
-        let modules: Vec<Module> = if dir.join("modules.json").is_file() {
-            read_json(dir, "modules.json")?
-        } else {
-            Vec::new()
-        };
+        let config: BertConfig = parse_json(dir, "config.json", &config_bytes)?;
+        let modules: Vec<Module> = read_optional_json(dir, "modules.json")?;
         let pooling_dir = modules
             .iter()
             .find(|m| m.kind.ends_with("models.Pooling"))
