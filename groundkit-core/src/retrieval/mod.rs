@@ -109,7 +109,7 @@ pub use citation::fetch_chunk;
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use model::{
-    Citation, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
+    Citation, DenseIndex, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
     ListCollectionsResponse, RebuildStats, RetrievalResult, SearchMetadata, SearchMode,
     SearchParams, SearchResponse, SourceClass, Verification,
 };

@@ -240,6 +240,17 @@ pub struct RebuildStats {
     pub last_rebuild_seconds: Option<f64>,
 }
 
+/// How a collection's vectors are searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DenseIndex {
+    /// The query is compared with every vector: the nearest are exactly the nearest.
+    Exact,
+    /// Through an HNSW graph: approximate (a near vector can be missed), fast on large
+    /// collections.
+    Hnsw,
+}
+
 /// A collection's size, identity and this process's cache counters. Never a source, content or
 /// path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -261,6 +272,10 @@ pub struct IndexStatus {
     /// Whether this server can search the collection in `dense` and `hybrid` mode: it has
     /// vectors, and the server embeds queries with the same embedder.
     pub dense_search_available: bool,
+    /// How `dense` and `hybrid` searches find the nearest vectors; absent when the collection
+    /// has no vectors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dense_index: Option<DenseIndex>,
     /// Requests this server has served from this collection since it started.
     pub retriever_acquires: u64,
     /// Times this server had to open the collection: on first use and after each new

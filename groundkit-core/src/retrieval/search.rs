@@ -18,6 +18,7 @@ use crate::retrieval::model::{
     SourceClass,
 };
 use crate::retrieval::open::OpenCollection;
+use crate::retrieval::vectors::graph::EF_SEARCH;
 use crate::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 
 /// Checks the caller-controlled bounds of a search request.
@@ -178,6 +179,10 @@ fn dense_hits(
     normalize(&mut vector);
     vectors.nearest(&vector, limit)
 }
+
+// A search through a generation's graph returns at most `EF_SEARCH` chunks: enough for the
+// deepest dense ranking a search asks for.
+const _: () = assert!(EF_SEARCH >= HYBRID_DEPTH && EF_SEARCH >= MAX_TOP_K as usize);
 
 /// The BM25 query of `text`: a disjunction of the analysed terms, one clause per distinct term.
 pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32) {

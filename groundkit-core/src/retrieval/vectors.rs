@@ -1,9 +1,10 @@
 //! The vectors of one generation: the file `vectors.bin` inside the generation's directory, read
-//! whole when the generation is opened, and the exact nearest-neighbour search over it.
+//! when the generation is opened, and nearest-neighbour search over them: exact, or through the
+//! generation's HNSW graph (`vectors.hnsw`, [`graph`]) when it has one.
 //!
-//! A generation's vectors are written into its directory before the directory is published
-//! (`write`, with the `ingest` feature), so they are published, read and removed together with
-//! the lexical index they belong to, under the same generation invariant.
+//! A generation's vectors (and graph) are written into its directory before the directory is
+//! published (`write`, with the `ingest` feature), so they are published, read and removed
+//! together with the lexical index they belong to, under the same generation invariant.
 //!
 //! # Format
 //!
@@ -20,17 +21,20 @@
 //! fixed once the generation is committed; the header lists the segment ids in searcher order,
 //! and opening checks them, so a row can never point into a different index.
 
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, Searcher};
 
 use crate::Error;
-use crate::retrieval::embed::dot;
 use crate::retrieval::model::EmbeddingIdentity;
 
+pub mod graph;
 #[cfg(feature = "ingest")]
 pub(crate) mod write;
+
+use graph::Graph;
 
 pub(crate) use crate::retrieval::lexical::VECTORS_FILE_NAME as FILE_NAME;
 pub(crate) const MAGIC: &[u8; 8] = b"GRKVEC01";
@@ -65,7 +69,16 @@ pub struct Vectors {
     /// Content keys, read by the next ingest to reuse vectors.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     keys: Vec<[u8; 16]>,
-    data: Vec<f32>,
+    store: Store,
+}
+
+/// Where the vectors themselves are held.
+#[derive(Debug)]
+enum Store {
+    /// Row after row; searched exactly.
+    Rows(Vec<f32>),
+    /// As the points of the generation's graph; searched through it.
+    Graph(Graph),
 }
 
 fn corrupt(message: impl Into<String>) -> Error {
@@ -75,38 +88,78 @@ fn corrupt(message: impl Into<String>) -> Error {
     }
 }
 
+fn read_error(err: std::io::Error) -> Error {
+    Error::storage("cannot read the generation's vectors", err)
+}
+
 impl Vectors {
-    /// Reads the vectors of the generation in `dir`, if it has any, checking them against the
-    /// generation's lexical index.
+    /// Reads the vectors of the generation in `dir`, and its graph if it has one, if it has any,
+    /// checking them against the generation's lexical index.
     pub(crate) fn open(dir: &Path, searcher: &Searcher) -> Result<Option<Self>, Error> {
-        let bytes = match std::fs::read(dir.join(FILE_NAME)) {
-            Ok(bytes) => bytes,
+        let file = match std::fs::File::open(dir.join(FILE_NAME)) {
+            Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(Error::storage("cannot read the generation's vectors", err)),
+            Err(err) => return Err(read_error(err)),
         };
-        let (segments, vectors) = Self::parse(&bytes)?;
+        let graph_file = match std::fs::File::open(dir.join(graph::FILE_NAME)) {
+            Ok(file) => Some(file),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(Error::storage("cannot read the vector graph", err)),
+        };
+        let len = file.metadata().map_err(read_error)?.len();
+        let keep_rows = graph_file.is_none();
+        let (segments, mut vectors) = Self::read(BufReader::new(file), len, keep_rows)?;
         if segments != segment_ids(searcher) {
             return Err(corrupt(format!(
                 "the vectors in {} belong to other segments than the lexical index",
                 dir.display()
             )));
         }
+        if let Some(graph_file) = graph_file {
+            let graph =
+                Graph::read_from(BufReader::new(graph_file), vectors.len(), vectors.dimension)?;
+            vectors.store = Store::Graph(graph);
+        }
         Ok(Some(vectors))
     }
 
     /// Parses a whole vectors file: the segment ids it was written for, and the vectors.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub(crate) fn parse(bytes: &[u8]) -> Result<(Vec<String>, Self), Error> {
-        let (header, body) = parse_header(bytes)?;
+        Self::read(bytes, bytes.len() as u64, true)
+    }
+
+    /// Reads a vectors file of `len` bytes from `input`; the vectors themselves are kept only
+    /// when `keep_rows` (otherwise they come from the graph).
+    fn read(mut input: impl Read, len: u64, keep_rows: bool) -> Result<(Vec<String>, Self), Error> {
+        let mut prefix = [0u8; 12];
+        input
+            .read_exact(&mut prefix)
+            .map_err(|_| corrupt("not a groundkit vectors file"))?;
+        if &prefix[..8] != MAGIC {
+            return Err(corrupt("not a groundkit vectors file"));
+        }
+        let header_len = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+        if u64::from(header_len) > len - 12 {
+            return Err(corrupt("the vectors file's header is truncated"));
+        }
+        let mut header = vec![0u8; header_len as usize];
+        input.read_exact(&mut header).map_err(read_error)?;
+        let header: Header = serde_json::from_slice(&header)
+            .map_err(|err| Error::storage("the vectors file's header is not valid", err))?;
         let dimension = header.dimension as usize;
         let row = ROW_PREFIX + 4 * dimension;
+        let body = len - 12 - u64::from(header_len);
         let count = usize::try_from(header.count).map_err(|_| corrupt("vector count too large"))?;
-        if dimension == 0 || body.len() != count.saturating_mul(row) {
+        if dimension == 0 || Some(body) != header.count.checked_mul(row as u64) {
             return Err(corrupt("the vectors file's size does not match its header"));
         }
         let mut addresses = Vec::with_capacity(count);
         let mut keys = Vec::with_capacity(count);
-        let mut data = Vec::with_capacity(count * dimension);
-        for chunk in body.chunks_exact(row) {
+        let mut data = Vec::with_capacity(if keep_rows { count * dimension } else { 0 });
+        let mut chunk = vec![0u8; row];
+        for _ in 0..count {
+            input.read_exact(&mut chunk).map_err(read_error)?;
             let u32_at = |at: usize| {
                 u32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]])
             };
@@ -114,18 +167,20 @@ impl Vectors {
             let mut key = [0u8; 16];
             key.copy_from_slice(&chunk[8..24]);
             keys.push(key);
-            data.extend(
-                chunk[ROW_PREFIX..]
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            );
+            if keep_rows {
+                data.extend(
+                    chunk[ROW_PREFIX..]
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                );
+            }
         }
         let vectors = Self {
             identity: header.identity,
             dimension,
             addresses,
             keys,
-            data,
+            store: Store::Rows(data),
         };
         Ok((header.segments, vectors))
     }
@@ -145,10 +200,18 @@ impl Vectors {
         self.addresses.is_empty()
     }
 
+    /// Whether search goes through an HNSW graph (approximate) rather than over every vector.
+    pub fn is_approximate(&self) -> bool {
+        matches!(self.store, Store::Graph(_))
+    }
+
     /// The vector of row `row`.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub(crate) fn vector(&self, row: usize) -> &[f32] {
-        &self.data[row * self.dimension..(row + 1) * self.dimension]
+        match &self.store {
+            Store::Rows(data) => &data[row * self.dimension..(row + 1) * self.dimension],
+            Store::Graph(graph) => graph.vector(row),
+        }
     }
 
     /// The content key of row `row`.
@@ -157,8 +220,9 @@ impl Vectors {
         &self.keys[row]
     }
 
-    /// The `limit` chunks most similar to `query` (a unit vector), best first, by exact cosine
-    /// similarity. Ties keep index order.
+    /// The `limit` chunks most similar to `query` (a unit vector), best first: by exact cosine
+    /// similarity (ties keep index order), or through the generation's graph when it has one
+    /// (approximate: at most [`graph::EF_SEARCH`] chunks).
     pub fn nearest(&self, query: &[f32], limit: usize) -> Result<Vec<(f32, DocAddress)>, Error> {
         if query.len() != self.dimension {
             return Err(Error::embedding(
@@ -170,36 +234,13 @@ impl Vectors {
                 None,
             ));
         }
-        let mut scored: Vec<(f32, usize)> = self
-            .data
-            .chunks_exact(self.dimension)
-            .map(|v| dot(v, query))
-            .zip(0..)
-            .collect();
-        let limit = limit.min(scored.len());
-        let by_score = |a: &(f32, usize), b: &(f32, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        if limit < scored.len() && limit > 0 {
-            scored.select_nth_unstable_by(limit - 1, by_score);
-        }
-        scored.truncate(limit);
-        scored.sort_by(by_score);
-        Ok(scored
+        let found = match &self.store {
+            Store::Rows(data) => graph::exact_nearest(data, self.dimension, query, limit),
+            Store::Graph(graph) => graph.nearest(query, limit),
+        };
+        Ok(found
             .into_iter()
-            .map(|(score, row)| (score, self.addresses[row]))
+            .map(|(score, row)| (score, self.addresses[row as usize]))
             .collect())
     }
-}
-
-fn parse_header(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
-    if bytes.len() < 12 || &bytes[..8] != MAGIC {
-        return Err(corrupt("not a groundkit vectors file"));
-    }
-    let len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
-    let end = 12usize.checked_add(len).filter(|&end| end <= bytes.len());
-    let Some(end) = end else {
-        return Err(corrupt("the vectors file's header is truncated"));
-    };
-    let header: Header = serde_json::from_slice(&bytes[12..end])
-        .map_err(|err| Error::storage("the vectors file's header is not valid", err))?;
-    Ok((header, &bytes[end..]))
 }

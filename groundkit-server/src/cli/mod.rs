@@ -90,6 +90,10 @@ pub struct IngestArgs {
     /// that has vectors needs its embedder).
     #[arg(long)]
     pub drop_vectors: bool,
+    /// Build an HNSW graph over the vectors when there are at least N of them, making dense
+    /// search approximate and fast; below N it compares the query with every vector.
+    #[arg(long, value_name = "N", default_value_t = retrieval::vectors::graph::DEFAULT_MIN_VECTORS)]
+    pub graph_min_vectors: usize,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -315,6 +319,7 @@ fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> 
     options.superseded_retention = std::time::Duration::from_secs(args.keep_superseded);
     options.embedder = embedder;
     options.drop_vectors = args.drop_vectors;
+    options.graph_min_vectors = args.graph_min_vectors;
     let mut progress = progress::CliProgress::new(args.json);
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();

@@ -7,6 +7,7 @@ mod cli;
 mod crash;
 mod dense;
 mod generations;
+mod graph;
 mod hostile;
 mod ingest;
 mod listing;

@@ -73,6 +73,10 @@ pub struct IngestOptions {
     /// Lets an ingest without an embedder replace a generation that has vectors with one that
     /// has none.
     pub drop_vectors: bool,
+    /// The fewest vectors for which the new generation also gets an HNSW graph, so dense search
+    /// is approximate and fast; below it, dense search compares the query with every vector.
+    /// Default [`DEFAULT_MIN_VECTORS`](crate::retrieval::vectors::graph::DEFAULT_MIN_VECTORS).
+    pub graph_min_vectors: usize,
 }
 
 impl std::fmt::Debug for IngestOptions {
@@ -107,6 +111,7 @@ impl IngestOptions {
             superseded_retention: DEFAULT_SUPERSEDED_RETENTION,
             embedder: None,
             drop_vectors: false,
+            graph_min_vectors: crate::retrieval::vectors::graph::DEFAULT_MIN_VECTORS,
         }
     }
 }

@@ -72,6 +72,8 @@ pub(super) struct Writer<'a> {
     embedder: Option<&'a dyn Embedder>,
     /// The committed generation's vectors, for reuse.
     previous_vectors: Option<Vectors>,
+    /// The fewest vectors for which the new generation gets a graph.
+    graph_min_vectors: usize,
     pub(super) existing: HashMap<String, DocumentRow>,
     pub(super) seen: HashSet<String>,
     pub(super) summary: IngestSummary,
@@ -146,6 +148,7 @@ impl<'a> Writer<'a> {
             max_chunk_bytes: options.max_chunk_bytes,
             embedder,
             previous_vectors,
+            graph_min_vectors: options.graph_min_vectors,
             existing,
             seen: HashSet::new(),
             summary: IngestSummary::empty(&paths.name, base_generation),

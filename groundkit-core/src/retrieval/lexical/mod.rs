@@ -26,6 +26,8 @@ use published::PublishedDirectory;
 /// The file a generation's vectors are kept in, inside its directory (the `vectors` module reads
 /// and writes it; a new generation never links it from the previous one).
 pub(crate) const VECTORS_FILE_NAME: &str = "vectors.bin";
+/// The file a generation's HNSW graph is kept in, beside its vectors (likewise never linked).
+pub(crate) const VECTOR_GRAPH_FILE_NAME: &str = "vectors.hnsw";
 
 pub(super) fn tantivy_err(context: &'static str) -> impl Fn(tantivy::TantivyError) -> Error {
     move |err| Error::storage(context, err)

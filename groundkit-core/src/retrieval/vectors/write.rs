@@ -1,6 +1,7 @@
 //! Writing a generation's vectors, for ingest only: every live chunk of the committed (not yet
 //! published) lexical generation gets a vector, reused from the previous generation when a chunk
-//! with the same text was embedded by the same embedder, computed otherwise.
+//! with the same text was embedded by the same embedder, computed otherwise; a large generation
+//! also gets its HNSW graph.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -13,6 +14,7 @@ use tantivy::{DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument};
 use crate::Error;
 use crate::retrieval::embed::{Embedder, Role, normalize};
 use crate::retrieval::lexical::Fields;
+use crate::retrieval::vectors::graph::{self, Graph};
 use crate::retrieval::vectors::{FILE_NAME, Header, MAGIC, Vectors, segment_ids};
 
 /// Texts per call to the embedder.
@@ -44,16 +46,34 @@ fn content(searcher: &Searcher, fields: &Fields, address: DocAddress) -> Result<
         .unwrap_or_default())
 }
 
-/// Computes and writes `vectors.bin` for the generation committed in `dir`. `previous` are the
-/// vectors of the generation it replaces; they are reused only if `embedder` computed them.
-/// `progress` receives (embedded so far, to embed) after every batch.
+/// How far writing a generation's vectors is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum VectorProgress {
+    /// (embedded so far, to embed), after every batch.
+    Embedded(u64, u64),
+    /// The graph is being built.
+    Indexing,
+}
+
+/// What the ingest writes with a generation's vectors.
+pub(crate) struct VectorPlan<'a> {
+    /// Computes the vectors that cannot be reused.
+    pub(crate) embedder: &'a dyn Embedder,
+    /// The vectors of the generation being replaced; reused only if `embedder` computed them.
+    pub(crate) previous: Option<&'a Vectors>,
+    /// The fewest vectors for which the generation gets a graph.
+    pub(crate) graph_min_vectors: usize,
+}
+
+/// Computes and writes `vectors.bin` for the generation committed in `dir`, and `vectors.hnsw`
+/// when it has at least `plan.graph_min_vectors` vectors, reporting to `progress`.
 pub(crate) fn write_generation(
     dir: &Path,
     fields: &Fields,
-    previous: Option<&Vectors>,
-    embedder: &dyn Embedder,
-    progress: &mut dyn FnMut(u64, u64),
+    plan: &VectorPlan<'_>,
+    progress: &mut dyn FnMut(VectorProgress),
 ) -> Result<VectorCounts, Error> {
+    let (embedder, previous) = (plan.embedder, plan.previous);
     let index = Index::open_in_dir(dir)
         .map_err(|err| Error::storage("cannot open the new lexical generation", err))?;
     let reader = index
@@ -86,7 +106,7 @@ pub(crate) fn write_generation(
     // Pass 2: embed what is missing, in batches.
     let total = missing.len() as u64;
     let mut computed: HashMap<[u8; 16], Vec<f32>> = HashMap::with_capacity(missing.len());
-    progress(0, total);
+    progress(VectorProgress::Embedded(0, total));
     for batch in missing.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch
             .iter()
@@ -110,18 +130,41 @@ pub(crate) fn write_generation(
             normalize(&mut vector);
             computed.insert(key_of(text), vector);
         }
-        progress(computed.len() as u64, total);
+        progress(VectorProgress::Embedded(computed.len() as u64, total));
     }
-    write_file(dir, &searcher, identity, &rows, |key| {
+    let vector_of = |key: &[u8; 16]| {
         computed
             .get(key)
             .map(Vec::as_slice)
             .or_else(|| Some(previous?.vector(*reusable.get(key)?)))
-    })?;
+    };
+    write_file(dir, &searcher, identity, &rows, vector_of)?;
+    if !rows.is_empty() && rows.len() >= plan.graph_min_vectors {
+        progress(VectorProgress::Indexing);
+        let vectors: Vec<&[f32]> = rows
+            .iter()
+            .map(|(_, key)| vector_of(key).ok_or_else(|| Error::internal("a chunk has no vector")))
+            .collect::<Result<_, _>>()?;
+        let graph = Graph::build(vectors, identity.dimension as usize);
+        write_graph(dir, &graph)?;
+    }
     Ok(VectorCounts {
         embedded: total,
         reused: (rows.len() as u64).saturating_sub(total),
     })
+}
+
+fn write_graph(dir: &Path, graph: &Graph) -> Result<(), Error> {
+    let io = |err| Error::storage("cannot write the vector graph", err);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(graph::FILE_NAME))
+        .map_err(io)?;
+    let mut out = std::io::BufWriter::new(file);
+    graph.write_to(&mut out)?;
+    let file = out.into_inner().map_err(|err| io(err.into_error()))?;
+    file.sync_all().map_err(io)
 }
 
 fn write_file<'a>(

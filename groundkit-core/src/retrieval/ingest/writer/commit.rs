@@ -12,6 +12,7 @@ use crate::retrieval::lexical::{ChunkDoc, remove_other_generations};
 use crate::retrieval::store;
 use crate::retrieval::store::write::{self, DocumentRow};
 use crate::retrieval::vectors;
+use crate::retrieval::vectors::write::VectorProgress;
 
 use super::Writer;
 
@@ -41,19 +42,30 @@ impl Writer<'_> {
             write::sweep_superseded(&conn, cutoff)?;
             let fields = builder.fields;
             let (embedder, previous) = (self.embedder, self.previous_vectors.as_ref());
+            let graph_min_vectors = self.graph_min_vectors;
             builder.finish(|dir| {
                 progress.commit_step(CommitStep::LexicalCommitted);
                 let Some(embedder) = embedder else {
                     return Ok(());
                 };
                 progress.phase("embedding");
-                let counts = vectors::write::write_generation(
-                    dir,
-                    &fields,
-                    previous,
+                let plan = vectors::write::VectorPlan {
                     embedder,
-                    &mut |done, total| progress.embedding(done, total),
-                )?;
+                    previous,
+                    graph_min_vectors,
+                };
+                let counts =
+                    vectors::write::write_generation(
+                        dir,
+                        &fields,
+                        &plan,
+                        &mut |step| match step {
+                            VectorProgress::Embedded(done, total) => {
+                                progress.embedding(done, total)
+                            }
+                            VectorProgress::Indexing => progress.phase("indexing vectors"),
+                        },
+                    )?;
                 summary.embedded = counts.embedded;
                 summary.reused_vectors = counts.reused;
                 progress.commit_step(CommitStep::VectorsWritten);

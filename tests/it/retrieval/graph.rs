@@ -1,0 +1,241 @@
+//! The HNSW graph of a large generation: built by the ingest, published with the generation,
+//! used by dense search and reported by `index_status`; its recall against exact search, and its
+//! file checked when it is read.
+
+use std::path::Path;
+
+use groundkit_core::retrieval::vectors::graph::{self, Graph, exact_nearest};
+use groundkit_core::retrieval::{
+    self, DenseIndex, IngestOptions, NoProgress, SearchMode, SearchParams,
+};
+
+use super::Fixture;
+use crate::embed::minilm;
+
+const NOTES: &[(&str, &str)] = &[
+    (
+        "travel.md",
+        "Crossing time zones disrupts the circadian rhythm; morning daylight resets it.",
+    ),
+    (
+        "tea.txt",
+        "Green tea is steeped at 80 degrees for two minutes.",
+    ),
+    (
+        "bikes.md",
+        "Clean the bicycle chain, then oil each link sparingly.",
+    ),
+    (
+        "bm25.md",
+        "BM25 ranks documents by the query terms they contain.",
+    ),
+    (
+        "bread.md",
+        "Knead the dough until it springs back, then let it rise for an hour.",
+    ),
+    (
+        "tides.md",
+        "Tides follow the moon: two highs and two lows a day on most coasts.",
+    ),
+    (
+        "sleep.md",
+        "Adults need seven to nine hours of sleep; naps help after a short night.",
+    ),
+    (
+        "rust.md",
+        "The borrow checker rejects a mutable and a shared reference at once.",
+    ),
+];
+
+fn generation_dir(index: &Path, collection: &str) -> std::path::PathBuf {
+    let tantivy = index.join(format!("{collection}.tantivy"));
+    let mut published: Vec<_> = std::fs::read_dir(&tantivy)
+        .expect("generations")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_none())
+        .collect();
+    assert_eq!(
+        published.len(),
+        1,
+        "one published generation: {published:?}"
+    );
+    published.pop().expect("one")
+}
+
+fn ingest(fx: &Fixture, collection: &str, graph_min_vectors: usize) -> retrieval::IngestSummary {
+    let mut options: IngestOptions = fx.options(collection, &[&fx.base]);
+    options.embedder = Some(minilm());
+    options.graph_min_vectors = graph_min_vectors;
+    retrieval::ingest(&options, &mut NoProgress).expect("ingest")
+}
+
+#[test]
+fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
+    let fx = Fixture::new();
+    for (name, text) in NOTES {
+        fx.write(name, text);
+    }
+    let count = NOTES.len();
+    ingest(&fx, "exact", count + 1);
+    ingest(&fx, "graph", count);
+    assert!(
+        !generation_dir(&fx.index, "exact")
+            .join(graph::FILE_NAME)
+            .exists()
+    );
+    assert!(
+        generation_dir(&fx.index, "graph")
+            .join(graph::FILE_NAME)
+            .is_file()
+    );
+
+    let embedder = minilm();
+    let cache = fx.cache();
+    for (collection, expected) in [("exact", DenseIndex::Exact), ("graph", DenseIndex::Hnsw)] {
+        let open = cache.acquire(collection).expect("open");
+        let status =
+            retrieval::index_status(&open, &cache, Some(embedder.as_ref())).expect("status");
+        assert_eq!(status.dense_index, Some(expected), "{collection}");
+        assert!(status.dense_search_available);
+    }
+    // Eight vectors: the graph links every one to every other, so its answers are the exact
+    // ones, in the same order with the same scores.
+    for query in [
+        "what helps with jet lag",
+        "baking",
+        "ocean and moon",
+        "memory safety",
+    ] {
+        let params = SearchParams {
+            query: query.to_owned(),
+            top_k: 5,
+            mode: SearchMode::Dense,
+        };
+        let [exact, approximate] = ["exact", "graph"].map(|c| {
+            let open = cache.acquire(c).expect("open");
+            retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense")
+        });
+        let hits = |r: &retrieval::SearchResponse| -> Vec<(String, f32)> {
+            r.results
+                .iter()
+                .map(|h| (h.citation.source.clone(), h.score))
+                .collect()
+        };
+        assert_eq!(hits(&exact), hits(&approximate), "{query}");
+        assert_eq!(approximate.results.len(), 5);
+    }
+
+    // An edit makes a new generation with a new graph; only the edited chunk is embedded.
+    fx.write("tea.txt", "Black tea wants boiling water and four minutes.");
+    let summary = ingest(&fx, "graph", count);
+    assert_eq!(
+        (summary.embedded, summary.reused_vectors),
+        (1, count as u64 - 1)
+    );
+    assert!(
+        generation_dir(&fx.index, "graph")
+            .join(graph::FILE_NAME)
+            .is_file()
+    );
+    let open = fx.cache().acquire("graph").expect("open");
+    let params = SearchParams {
+        query: "brewing black tea".to_owned(),
+        top_k: 1,
+        mode: SearchMode::Dense,
+    };
+    let hit = retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense");
+    assert_eq!(hit.results[0].citation.source, "tea.txt");
+    assert!(hit.results[0].content.starts_with("Black tea"));
+}
+
+/// Deterministic clustered unit vectors (SplitMix64, Box-Muller), row after row.
+fn clustered(count: usize, dimension: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32 + 1e-7
+    };
+    let mut normal = move || {
+        let (u, v) = (next(), next());
+        (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos()
+    };
+    let centres: Vec<f32> = (0..50 * dimension).map(|_| normal()).collect();
+    let mut out = Vec::with_capacity(count * dimension);
+    for i in 0..count {
+        let centre = &centres[(i % 50) * dimension..(i % 50 + 1) * dimension];
+        let mut v: Vec<f32> = centre.iter().map(|c| c + 0.6 * normal()).collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= norm);
+        out.extend(v);
+    }
+    out
+}
+
+#[test]
+fn the_graph_finds_the_exact_nearest_and_survives_its_file_format() {
+    let (count, dimension) = (3_000, 32);
+    let rows = clustered(count, dimension, 1);
+    let queries = clustered(100, dimension, 2);
+    let graph = Graph::build(rows.chunks_exact(dimension), dimension);
+    assert_eq!(graph.len(), count);
+    assert_eq!(
+        graph.vector(1234),
+        &rows[1234 * dimension..1235 * dimension]
+    );
+    let mut bytes = Vec::new();
+    graph.write_to(&mut bytes).expect("write");
+    let reread = Graph::read_from(bytes.as_slice(), count, dimension).expect("read");
+
+    let mut found = 0;
+    for query in queries.chunks_exact(dimension) {
+        let exact = exact_nearest(&rows, dimension, query, 10);
+        let approximate = graph.nearest(query, 10);
+        assert_eq!(
+            approximate,
+            reread.nearest(query, 10),
+            "the file holds the same graph"
+        );
+        assert_eq!(approximate.len(), 10);
+        assert!(
+            approximate.windows(2).all(|w| w[0].0 >= w[1].0),
+            "best first"
+        );
+        for (score, row) in &approximate {
+            let at = *row as usize * dimension;
+            let cosine: f32 = rows[at..at + dimension]
+                .iter()
+                .zip(query)
+                .map(|(a, b)| a * b)
+                .sum();
+            assert!((cosine - score).abs() < 1e-5, "the score is the cosine");
+        }
+        found += approximate
+            .iter()
+            .filter(|(_, row)| exact.iter().any(|(_, r)| r == row))
+            .count();
+    }
+    let recall = found as f64 / 1000.0;
+    assert!(recall >= 0.95, "recall@10 {recall}");
+    // The most a search returns (at least the deepest search the service makes: a compile-time
+    // assertion in `retrieval::search`).
+    let deep = graph.nearest(&queries[..dimension], usize::MAX);
+    assert_eq!(deep.len(), graph::EF_SEARCH);
+
+    for (bytes, count, dimension, what) in [
+        (&bytes[..], count + 1, dimension, "another row count"),
+        (&bytes[..], count, dimension + 1, "another dimension"),
+        (&bytes[..bytes.len() / 2], count, dimension, "truncated"),
+        (
+            &b"GRKVEC01 not a graph"[..],
+            count,
+            dimension,
+            "another file",
+        ),
+    ] {
+        let err = Graph::read_from(bytes, count, dimension).expect_err(what);
+        assert_eq!(err.kind(), "storage_error", "{what}");
+    }
+}
