@@ -7,6 +7,8 @@
 //! - [`HttpEmbedder`] (feature `http`, on by default) calls an OpenAI-compatible embeddings
 //!   endpoint over http or https (`http`); [`outbound`] decides which addresses it may connect
 //!   to.
+//! - [`hub`] (feature `http`) finds a model by name in the Hugging Face Hub's cache, or
+//!   downloads it there, for [`LocalEmbedder`].
 //!
 //! A separate crate so that builds which do not embed (the framework, a lexical-only server)
 //! compile none of it, and so that its arithmetic can be optimised in debug builds too.
@@ -14,6 +16,8 @@
 mod bert;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+pub mod hub;
 mod kernels;
 mod local;
 mod matmul;

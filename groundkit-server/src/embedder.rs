@@ -7,6 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 use groundkit_core::Error;
 use groundkit_core::retrieval::embed::Embedder;
+use groundkit_embed::hub::{Hub, HubModel};
 use groundkit_embed::{HttpEmbedder, HttpEmbedderConfig, LocalEmbedder};
 
 /// Embedder options, accepted by every `grk` command that embeds: `ingest` (chunks), `serve`,
@@ -17,6 +18,11 @@ pub struct EmbedArgs {
     /// config.json, tokenizer.json, model.safetensors and the pooling configuration.
     #[arg(long, global = true, value_name = "DIR")]
     pub embed_model: Option<PathBuf>,
+    /// Embed with the sentence-transformers model named OWNER/NAME[@REVISION] on the Hugging
+    /// Face Hub, run in this process: taken from the Hub's local cache, or downloaded into it
+    /// first (`HF_ENDPOINT`, `HF_HUB_CACHE`, `HF_HOME` and `HF_HUB_OFFLINE` are honoured).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub embed_hub_model: Option<String>,
     /// Threads for in-process embedding (default: every core).
     #[arg(long, global = true, value_name = "N")]
     pub embed_threads: Option<usize>,
@@ -53,10 +59,15 @@ impl EmbedArgs {
             field: field.to_owned(),
             message: message.to_owned(),
         };
-        if self.embed_url.is_some() && self.embed_model.is_some() {
+        let chosen = [
+            self.embed_url.is_some(),
+            self.embed_model.is_some(),
+            self.embed_hub_model.is_some(),
+        ];
+        if chosen.iter().filter(|c| **c).count() > 1 {
             return Err(usage(
-                "embed-url",
-                "give --embed-url or --embed-model, not both",
+                "embed-model",
+                "give one of --embed-model, --embed-hub-model and --embed-url",
             ));
         }
         if self.embed_url.is_some() != self.embed_api_model.is_some() {
@@ -90,13 +101,15 @@ impl EmbedArgs {
             tracing::info!(identity = ?embedder.identity(), "embedder connected");
             return Ok(Some(Arc::new(embedder)));
         }
-        let Some(dir) = &self.embed_model else {
-            return Ok(None);
+        let dir = match (&self.embed_model, &self.embed_hub_model) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(name)) => Hub::from_env()?.snapshot(&HubModel::parse(name)?)?,
+            (None, None) => return Ok(None),
         };
         let threads = self.embed_threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
-        let embedder = LocalEmbedder::load(dir, threads)?;
+        let embedder = LocalEmbedder::load(&dir, threads)?;
         tracing::info!(identity = ?embedder.identity(), "embedder loaded");
         Ok(Some(Arc::new(embedder)))
     }

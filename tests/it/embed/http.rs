@@ -283,23 +283,10 @@ fn https_is_spoken_and_a_failed_handshake_is_not_retried() {
 #[test]
 fn grk_ingests_and_searches_through_an_endpoint_named_on_the_command_line() {
     let server = EmbedServer::start(&["--require-key", "k-from-env"]);
-    let fx = crate::retrieval::Fixture::new();
-    fx.write(
-        "travel.md",
-        "Crossing time zones disrupts the circadian rhythm.",
-    );
-    fx.write(
-        "tea.txt",
-        "Green tea is steeped at 80 degrees for two minutes.",
-    );
+    let fx = super::two_notes();
     let grk = |private: bool, args: &[&str]| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grk-it"));
-        cmd.arg("--index-dir")
-            .arg(&fx.index)
-            .arg("--base-dir")
-            .arg(&fx.base)
-            .current_dir(&fx.base)
-            .args(["--embed-url", &server.base(), "--embed-api-model", "minilm"])
+        let mut cmd = fx.grk();
+        cmd.args(["--embed-url", &server.base(), "--embed-api-model", "minilm"])
             .args(["--embed-api-key-env", "GRK_IT_EMBED_KEY"])
             .env("GRK_IT_EMBED_KEY", "k-from-env")
             .args(args);
@@ -319,33 +306,7 @@ fn grk_ingests_and_searches_through_an_endpoint_named_on_the_command_line() {
     assert!(!stderr.contains("k-from-env"));
     assert_eq!(server.requests(), 0, "nothing was sent");
 
-    let ingested = grk(true, &["ingest", "-c", "c", "--json", "."]);
-    assert!(
-        ingested.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ingested.stderr)
-    );
-    let summary: serde_json::Value = serde_json::from_slice(&ingested.stdout).expect("json");
-    assert_eq!(summary["embedded"], 2);
-    let found = grk(
-        true,
-        &[
-            "search",
-            "-c",
-            "c",
-            "what helps with jet lag",
-            "--mode",
-            "dense",
-            "--json",
-        ],
-    );
-    assert!(
-        found.status.success(),
-        "{}",
-        String::from_utf8_lossy(&found.stderr)
-    );
-    let found: serde_json::Value = serde_json::from_slice(&found.stdout).expect("json");
-    assert_eq!(found["results"][0]["citation"]["source"], "travel.md");
+    super::ingest_and_search_by_meaning(|args| grk(true, args));
     let status = grk(true, &["status", "-c", "c", "--json"]);
     let status: serde_json::Value = serde_json::from_slice(&status.stdout).expect("json");
     assert_eq!(status["embedding"]["kind"], "http");

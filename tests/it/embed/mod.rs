@@ -5,6 +5,7 @@
 
 mod golden;
 mod http;
+mod hub;
 mod server;
 
 use std::path::PathBuf;
@@ -45,6 +46,47 @@ pub(crate) fn model_dir() -> PathBuf {
         PathBuf::from(String::from_utf8(out.stdout).expect("utf-8 path").trim())
     })
     .clone()
+}
+
+/// A corpus of two notes, one about jet lag in other words.
+pub(crate) fn two_notes() -> crate::retrieval::Fixture {
+    let fx = crate::retrieval::Fixture::new();
+    fx.write(
+        "travel.md",
+        "Crossing time zones disrupts the circadian rhythm.",
+    );
+    fx.write(
+        "tea.txt",
+        "Green tea is steeped at 80 degrees for two minutes.",
+    );
+    fx
+}
+
+/// Ingests [`two_notes`] through `grk` (which runs `grk` with its arguments) and searches them
+/// by meaning: the note that says nothing of jet lag in words comes first.
+pub(crate) fn ingest_and_search_by_meaning(grk: impl Fn(&[&str]) -> std::process::Output) {
+    let summary = json_output(grk(&["ingest", "-c", "c", "--json", "."]));
+    assert_eq!(summary["embedded"], 2);
+    let found = json_output(grk(&[
+        "search",
+        "-c",
+        "c",
+        "what helps with jet lag",
+        "--mode",
+        "dense",
+        "--json",
+    ]));
+    assert_eq!(found["results"][0]["citation"]["source"], "travel.md");
+}
+
+/// The JSON a successful `grk ... --json` printed (its stderr shown if it failed).
+pub(crate) fn json_output(output: std::process::Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("json on stdout")
 }
 
 /// The model loaded once per test process (loading reads 90 MB of weights).

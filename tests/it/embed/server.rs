@@ -12,9 +12,8 @@ use super::{embed_python, model_dir, repo_root};
 
 /// A running `embed_server.py` on 127.0.0.1; killed on drop.
 pub(crate) struct EmbedServer {
-    child: Child,
-    /// Kept open so the server never writes to a closed pipe.
-    _stdout: BufReader<ChildStdout>,
+    /// Held for its drop, which stops the server.
+    _server: Spawned,
     pub(crate) port: u16,
 }
 
@@ -22,33 +21,17 @@ impl EmbedServer {
     /// Starts the server with extra flags (`--fail-first`, `--require-key`, ...) on a free port
     /// and waits for its `listening on http://HOST:PORT` line.
     pub(crate) fn start(flags: &[&str]) -> Self {
-        let mut child = Command::new(embed_python())
+        let mut command = Command::new(embed_python());
+        command
             .arg(repo_root().join("tests/embed/embed_server.py"))
             .arg("--model-dir")
             .arg(model_dir())
             .args(["--host", "127.0.0.1", "--port", "0"])
-            .args(flags)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start embed_server.py");
-        let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        let read = stdout.read_line(&mut line);
-        let port = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .and_then(|rest| rest.rsplit(':').next())
-            .and_then(|port| port.parse().ok());
-        let Some(port) = port else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("embed_server.py did not start: {read:?} {line:?}");
-        };
+            .args(flags);
+        let server = spawn_listening(command);
         Self {
-            child,
-            _stdout: stdout,
-            port,
+            port: server.port,
+            _server: server,
         }
     }
 
@@ -59,14 +42,7 @@ impl EmbedServer {
 
     /// The POSTs to `/v1/embeddings` that arrived, and the texts embedded (`GET /stats`).
     pub(crate) fn stats(&self) -> (u64, u64) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect for stats");
-        stream
-            .write_all(b"GET /stats HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-            .expect("send stats request");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).expect("read stats");
-        let body = answer.split_once("\r\n\r\n").expect("an HTTP answer").1;
-        let stats: serde_json::Value = serde_json::from_str(body).expect("stats json");
+        let stats = get_json(self.port, "/stats");
         let count = |name: &str| stats[name].as_u64().expect("a count");
         (count("requests"), count("inputs"))
     }
@@ -77,10 +53,56 @@ impl EmbedServer {
     }
 }
 
-impl Drop for EmbedServer {
+/// `GET PATH` of a test server on 127.0.0.1, its body parsed as JSON.
+pub(crate) fn get_json(port: u16, path: &str) -> serde_json::Value {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    let body = answer.split_once("\r\n\r\n").expect("an HTTP answer").1;
+    serde_json::from_str(body).expect("json")
+}
+
+/// A test server started by [`spawn_listening`]; killed on drop.
+pub(crate) struct Spawned {
+    child: Child,
+    /// Kept open so the server never writes to a closed pipe.
+    _stdout: BufReader<ChildStdout>,
+    pub(crate) port: u16,
+}
+
+impl Drop for Spawned {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Starts `command` (a test server that prints `listening on http://HOST:PORT` once ready) and
+/// waits for that line.
+pub(crate) fn spawn_listening(mut command: Command) -> Spawned {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start a test server");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut line = String::new();
+    let read = stdout.read_line(&mut line);
+    let port = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|rest| rest.rsplit(':').next())
+        .and_then(|port| port.parse().ok());
+    let Some(port) = port else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the test server did not start: {read:?} {line:?}");
+    };
+    Spawned {
+        child,
+        _stdout: stdout,
+        port,
     }
 }
 

@@ -10,16 +10,6 @@ use super::Fixture;
 
 const GRK: &str = env!("CARGO_BIN_EXE_grk-it");
 
-fn grk(fx: &Fixture) -> Command {
-    let mut cmd = Command::new(GRK);
-    cmd.arg("--index-dir")
-        .arg(&fx.index)
-        .arg("--base-dir")
-        .arg(&fx.base)
-        .current_dir(&fx.base);
-    cmd
-}
-
 /// Runs an ingest of the whole corpus in a real process until it reports reaching `phase`, then
 /// kills it with SIGKILL.
 fn ingest_killed_at(fx: &Fixture, phase: &str) {
@@ -58,7 +48,7 @@ fn ingest_ok(fx: &Fixture) -> serde_json::Value {
 }
 
 fn ingest_with_model_ok(fx: &Fixture, model: Option<&std::path::Path>) -> serde_json::Value {
-    let mut cmd = grk(fx);
+    let mut cmd = fx.grk();
     if let Some(model) = model {
         cmd.arg("--embed-model").arg(model);
     }
@@ -273,7 +263,8 @@ fn ingest_killed_at_arbitrary_moments_never_mixes_generations() {
         (7, 150),
     ] {
         write_round(round);
-        let mut child = grk(&fx)
+        let mut child = fx
+            .grk()
             .args(["ingest", "--collection", "c", "."])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

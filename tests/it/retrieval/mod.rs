@@ -71,6 +71,17 @@ impl Fixture {
             .expect("ingest succeeds")
     }
 
+    /// `grk` on this index and base directory, run from the base directory.
+    pub(crate) fn grk(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_grk-it"));
+        cmd.arg("--index-dir")
+            .arg(&self.index)
+            .arg("--base-dir")
+            .arg(&self.base)
+            .current_dir(&self.base);
+        cmd
+    }
+
     pub(crate) fn cache(&self) -> CollectionCache {
         CollectionCache::new(&self.index, &self.base, 8)
     }
