@@ -151,7 +151,8 @@ impl Hub {
     }
 
     /// The Hub as its own tools are configured: `HF_ENDPOINT` (default [`DEFAULT_ENDPOINT`]),
-    /// the cache directory they use, and `HF_HUB_OFFLINE=1` for cache only.
+    /// the cache directory they use, and `HF_HUB_OFFLINE` (`1`, `on`, `yes` or `true`) for the
+    /// cache only.
     pub fn from_env() -> Result<Self, Error> {
         let endpoint = std::env::var("HF_ENDPOINT")
             .ok()
@@ -159,7 +160,8 @@ impl Hub {
             .unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned());
         let cache =
             default_cache().ok_or_else(|| usage("no cache directory: set HF_HUB_CACHE or HOME"))?;
-        let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| v == "1" || v == "true");
+        let offline = std::env::var("HF_HUB_OFFLINE")
+            .is_ok_and(|v| matches!(v.to_ascii_uppercase().as_str(), "1" | "ON" | "YES" | "TRUE"));
         Ok(Self::new(endpoint, cache).offline(offline))
     }
 

@@ -18,7 +18,7 @@ pub struct EmbedArgs {
     /// config.json, tokenizer.json, model.safetensors and the pooling configuration.
     #[arg(long, global = true, value_name = "DIR")]
     pub embed_model: Option<PathBuf>,
-    /// Embed with the sentence-transformers model named OWNER/NAME[@REVISION] on the Hugging
+    /// Embed with the sentence-transformers model named `OWNER/NAME[@REVISION]` on the Hugging
     /// Face Hub, run in this process: taken from the Hub's local cache, or downloaded into it
     /// first (`HF_ENDPOINT`, `HF_HUB_CACHE`, `HF_HOME` and `HF_HUB_OFFLINE` are honoured).
     #[arg(long, global = true, value_name = "NAME")]

@@ -11,6 +11,7 @@
 //! <index_dir>/NAME.sqlite3-shm    first ingest and kept (emptied, not deleted) between ingests
 //! <index_dir>/NAME.tantivy/g<N>/  the BM25 index of generation N (one directory per generation)
 //!                                 and, when it was ingested with an embedder, `vectors.bin`
+//!                                 (and, for a large generation, their graph `vectors.hnsw`)
 //! <index_dir>/NAME.snapshots/     fetched text of `snapshot` (URL) sources, content-addressed
 //! ```
 //!
@@ -24,8 +25,9 @@
 //! 2. builds generation `G+1` of the lexical index in `g<G+1>.tmp` (hard links of `g<G>`'s
 //!    immutable segment files, then tantivy deletes and adds), commits it with the payload
 //!    `G+1`, writes the vector of every live chunk into `g<G+1>.tmp/vectors.bin` when the ingest
-//!    has an embedder (a new file, reusing `g<G>`'s vectors for unchanged text), and renames the
-//!    directory to `g<G+1>`;
+//!    has an embedder (a new file, reusing `g<G>`'s vectors for unchanged text) and, when there
+//!    are enough of them, their graph into `g<G+1>.tmp/vectors.hnsw`, and renames the directory
+//!    to `g<G+1>`;
 //! 3. writes `generation = G+1` and commits the SQLite transaction (`synchronous = FULL`, so the
 //!    commit is on disk before step 4 deletes anything);
 //! 4. removes generations older than `G+1`, leftover `*.tmp` directories and unreferenced
