@@ -140,7 +140,7 @@ impl Vectors {
             return Err(corrupt("not a groundkit vectors file"));
         }
         let header_len = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
-        if u64::from(header_len) > len - 12 {
+        if u64::from(header_len) > len.saturating_sub(12) {
             return Err(corrupt("the vectors file's header is truncated"));
         }
         let mut header = vec![0u8; header_len as usize];
@@ -149,7 +149,7 @@ impl Vectors {
             .map_err(|err| Error::storage("the vectors file's header is not valid", err))?;
         let dimension = header.dimension as usize;
         let row = ROW_PREFIX + 4 * dimension;
-        let body = len - 12 - u64::from(header_len);
+        let body = len.saturating_sub(12 + u64::from(header_len));
         let count = usize::try_from(header.count).map_err(|_| corrupt("vector count too large"))?;
         if dimension == 0 || Some(body) != header.count.checked_mul(row as u64) {
             return Err(corrupt("the vectors file's size does not match its header"));
@@ -157,7 +157,8 @@ impl Vectors {
         let mut addresses = Vec::with_capacity(count);
         let mut keys = Vec::with_capacity(count);
         let mut data = Vec::with_capacity(if keep_rows { count * dimension } else { 0 });
-        let mut chunk = vec![0u8; row];
+        // A row buffer only when there are rows: then the size check bounds it by the file.
+        let mut chunk = vec![0u8; if count == 0 { 0 } else { row }];
         for _ in 0..count {
             input.read_exact(&mut chunk).map_err(read_error)?;
             let u32_at = |at: usize| {
