@@ -45,28 +45,61 @@ fn default_position_type() -> String {
 
 /// A dense layer `y = x · Wᵀ + b`, with `W` as stored (`[out, in]`, row-major).
 struct Linear {
-    weight: Vec<f32>,
+    /// `Wᵀ`: `inputs` rows of `outputs` values (the checkpoint's `[outputs, inputs]`,
+    /// transposed once at load).
+    weight_t: Vec<f32>,
     bias: Vec<f32>,
     inputs: usize,
     outputs: usize,
 }
 
+/// Up to this many rows, a layer computes `(W · xᵀ)ᵀ` rather than `x · Wᵀ`: the weights are then
+/// the column-major left operand, which `gemm` reads in place, instead of the right operand it
+/// repacks on every call. A query's few tokens were dominated by that repacking (one-query p50
+/// 15.3 ms before, 11.4 ms after; bench/README.md); many rows amortise it.
+const FEW_ROWS: usize = 32;
+
 impl Linear {
+    fn new(weight: &[f32], bias: Vec<f32>, inputs: usize, outputs: usize) -> Self {
+        let mut weight_t = vec![0.0; weight.len()];
+        for (o, row) in weight.chunks_exact(inputs).enumerate() {
+            for (i, w) in row.iter().enumerate() {
+                weight_t[i * outputs + o] = *w;
+            }
+        }
+        Self {
+            weight_t,
+            bias,
+            inputs,
+            outputs,
+        }
+    }
+
     /// `out[t] = x[t] · Wᵀ + b` for `rows` rows.
     fn apply(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, threads: usize) {
         out.clear();
         out.resize(rows * self.outputs, 0.0);
-        matmul(
-            out,
+        let weights = View::dense(self.inputs, self.outputs);
+        let (dst, input) = (
             View::dense(rows, self.outputs),
-            x,
             View::dense(rows, self.inputs),
-            &self.weight,
-            View::dense(self.outputs, self.inputs).t(),
-            1.0,
-            false,
-            threads,
         );
+        if rows <= FEW_ROWS {
+            let (w, xt) = (weights.t(), input.t());
+            matmul(out, dst.t(), &self.weight_t, w, x, xt, 1.0, false, threads);
+        } else {
+            matmul(
+                out,
+                dst,
+                x,
+                input,
+                &self.weight_t,
+                weights,
+                1.0,
+                false,
+                threads,
+            );
+        }
         add_bias(out, &self.bias);
     }
 }
@@ -131,13 +164,22 @@ impl Tensors<'_> {
             .collect())
     }
 
+    /// A dense layer's checkpoint weight (`[outputs, inputs]`) and bias.
+    fn dense(
+        &self,
+        name: &str,
+        outputs: usize,
+        inputs: usize,
+    ) -> Result<(Vec<f32>, Vec<f32>), LoadError> {
+        Ok((
+            self.get(&format!("{name}.weight"), &[outputs, inputs])?,
+            self.get(&format!("{name}.bias"), &[outputs])?,
+        ))
+    }
+
     fn linear(&self, name: &str, outputs: usize, inputs: usize) -> Result<Linear, LoadError> {
-        Ok(Linear {
-            weight: self.get(&format!("{name}.weight"), &[outputs, inputs])?,
-            bias: self.get(&format!("{name}.bias"), &[outputs])?,
-            inputs,
-            outputs,
-        })
+        let (weight, bias) = self.dense(name, outputs, inputs)?;
+        Ok(Linear::new(&weight, bias, inputs, outputs))
     }
 
     fn norm(&self, name: &str, size: usize) -> Result<LayerNorm, LoadError> {
@@ -193,15 +235,15 @@ impl Bert {
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
         for i in 0..config.num_hidden_layers {
             let p = format!("encoder.layer.{i}");
-            let q = t.linear(&format!("{p}.attention.self.query"), h, h)?;
-            let k = t.linear(&format!("{p}.attention.self.key"), h, h)?;
-            let v = t.linear(&format!("{p}.attention.self.value"), h, h)?;
-            let qkv = Linear {
-                weight: [q.weight, k.weight, v.weight].concat(),
-                bias: [q.bias, k.bias, v.bias].concat(),
-                inputs: h,
-                outputs: 3 * h,
-            };
+            let [q, k, v] = ["query", "key", "value"]
+                .map(|part| t.dense(&format!("{p}.attention.self.{part}"), h, h));
+            let (q, k, v) = (q?, k?, v?);
+            let qkv = Linear::new(
+                &[q.0, k.0, v.0].concat(),
+                [q.1, k.1, v.1].concat(),
+                h,
+                3 * h,
+            );
             layers.push(Layer {
                 qkv,
                 attention_out: t.linear(&format!("{p}.attention.output.dense"), h, h)?,
