@@ -3,8 +3,9 @@
 //! them and stored beside them as `vectors.hnsw`, so a reader loads it instead of building it.
 //!
 //! A generation gets a graph when it has at least [`DEFAULT_MIN_VECTORS`] vectors (the ingest's
-//! `graph_min_vectors`); below that, exact search is as fast (see `bench/README.md`, "Approximate
-//! dense search", for the measurements the threshold and the parameters come from).
+//! `graph_min_vectors`); below that, exact search costs little (at 20,000 vectors it is as fast
+//! as the graph; see `bench/README.md`, "Approximate dense search", for the measurements the
+//! threshold and the parameters come from).
 //!
 //! # Format
 //!
@@ -34,7 +35,8 @@ pub const EF_CONSTRUCTION: usize = 100;
 /// the largest result count any search asks for ([`crate::retrieval::MAX_TOP_K`], and hybrid
 /// search's dense depth).
 pub const EF_SEARCH: usize = 128;
-/// Graphs are built deterministically: the same vectors give the same graph.
+/// The seed of each point's random layer, fixed so it does not vary between ingests (the build
+/// runs in parallel, so the links it makes may still differ from run to run).
 const SEED: u64 = 0x6772_6b67;
 
 /// A unit vector as a point of the graph; its distance to another is `1 - cosine`.
@@ -90,8 +92,16 @@ fn corrupt(message: &str) -> Error {
 impl Graph {
     /// Builds the graph of `rows` (unit vectors of `dimension` values each), on every thread of
     /// the global rayon pool.
+    ///
+    /// # Panics
+    ///
+    /// When a row does not have `dimension` values.
     pub fn build<'a>(rows: impl IntoIterator<Item = &'a [f32]>, dimension: usize) -> Self {
         let units: Vec<Unit> = rows.into_iter().map(|v| Unit(v.into())).collect();
+        assert!(
+            units.iter().all(|u| u.0.len() == dimension),
+            "every row has `dimension` values"
+        );
         let (hnsw, points) = Builder::default()
             .ef_construction(EF_CONSTRUCTION)
             .ef_search(EF_SEARCH)
