@@ -298,7 +298,14 @@ impl Hub {
                     let location = header("location").ok_or_else(|| {
                         Error::embedding("the model Hub redirected nowhere", None)
                     })?;
-                    url = resolve_location(&url, &location);
+                    let next = resolve_location(&url, &location);
+                    if url.starts_with("https://") && !next.starts_with("https://") {
+                        return Err(Error::embedding(
+                            "the model Hub redirected from https to plain http",
+                            None,
+                        ));
+                    }
+                    url = next;
                 }
                 404 => return Ok(None),
                 401 | 403 => {
