@@ -4,7 +4,7 @@
 use crate::Error;
 use crate::retrieval::cache::CollectionCache;
 use crate::retrieval::embed::Embedder;
-use crate::retrieval::model::{DenseIndex, IndexStatus};
+use crate::retrieval::model::IndexStatus;
 use crate::retrieval::open::OpenCollection;
 use crate::retrieval::search::check_dense;
 use crate::retrieval::store;
@@ -27,13 +27,7 @@ pub fn index_status(
         schema_version: status.schema_version,
         embedding: open.vectors().map(|v| v.identity().clone()),
         dense_search_available: check_dense(open, embedder).is_ok(),
-        dense_index: open.vectors().map(|v| {
-            if v.is_approximate() {
-                DenseIndex::Hnsw
-            } else {
-                DenseIndex::Exact
-            }
-        }),
+        dense_index: open.vectors().map(|v| v.dense_index()),
         retriever_acquires: stats.acquires,
         retriever_rebuilds: stats.rebuilds,
         rebuild_seconds_total: stats.rebuild_seconds_total,

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, Searcher};
 
 use crate::Error;
-use crate::retrieval::model::EmbeddingIdentity;
+use crate::retrieval::model::{DenseIndex, EmbeddingIdentity};
 
 pub mod graph;
 #[cfg(feature = "ingest")]
@@ -93,8 +93,8 @@ fn read_error(err: std::io::Error) -> Error {
 }
 
 impl Vectors {
-    /// Reads the vectors of the generation in `dir`, and its graph if it has one, if it has any,
-    /// checking them against the generation's lexical index.
+    /// Reads the vectors of the generation in `dir` (`None` if it has none) and its graph if it
+    /// has one, checking them against the generation's lexical index.
     pub(crate) fn open(dir: &Path, searcher: &Searcher) -> Result<Option<Self>, Error> {
         let file = match std::fs::File::open(dir.join(FILE_NAME)) {
             Ok(file) => file,
@@ -201,9 +201,12 @@ impl Vectors {
         self.addresses.is_empty()
     }
 
-    /// Whether search goes through an HNSW graph (approximate) rather than over every vector.
-    pub fn is_approximate(&self) -> bool {
-        matches!(self.store, Store::Graph(_))
+    /// How search finds the nearest vectors: over every vector, or through the HNSW graph.
+    pub fn dense_index(&self) -> DenseIndex {
+        match self.store {
+            Store::Rows(_) => DenseIndex::Exact,
+            Store::Graph(_) => DenseIndex::Hnsw,
+        }
     }
 
     /// The vector of row `row`.
