@@ -9,7 +9,7 @@
 use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 
-use crate::kernels::{add_bias, gelu_in_place, layer_norm_in_place, softmax_rows};
+use crate::kernels::{gelu_in_place, layer_norm_in_place, softmax_rows};
 use crate::matmul::{View, matmul};
 
 /// The architecture, from the model's `config.json`.
@@ -75,10 +75,14 @@ impl Linear {
         }
     }
 
-    /// `out[t] = x[t] · Wᵀ + b` for `rows` rows.
+    /// `out[t] = x[t] · Wᵀ + b` for `rows` rows: `out` starts as the bias, and the product is
+    /// accumulated onto it (one pass over `out` instead of clearing it and adding the bias).
     fn apply(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, threads: usize) {
         out.clear();
-        out.resize(rows * self.outputs, 0.0);
+        out.reserve(rows * self.outputs);
+        for _ in 0..rows {
+            out.extend_from_slice(&self.bias);
+        }
         let weights = View::dense(self.inputs, self.outputs);
         let (dst, input) = (
             View::dense(rows, self.outputs),
@@ -86,7 +90,7 @@ impl Linear {
         );
         if rows <= FEW_ROWS {
             let (w, xt) = (weights.t(), input.t());
-            matmul(out, dst.t(), &self.weight_t, w, x, xt, 1.0, false, threads);
+            matmul(out, dst.t(), &self.weight_t, w, x, xt, 1.0, true, threads);
         } else {
             matmul(
                 out,
@@ -96,11 +100,10 @@ impl Linear {
                 &self.weight_t,
                 weights,
                 1.0,
-                false,
+                true,
                 threads,
             );
         }
-        add_bias(out, &self.bias);
     }
 }
 
@@ -320,7 +323,7 @@ impl Bert {
         let h = self.config.hidden_size;
         let eps = self.config.layer_norm_eps;
         layer.qkv.apply(x, rows, &mut s.qkv, threads);
-        self.attention(&s.qkv, spans, &mut s.context, threads);
+        self.attention(&s.qkv, spans, &mut s.by_head, &mut s.context, threads);
         layer
             .attention_out
             .apply(&s.context, rows, &mut s.hidden, threads);
@@ -344,97 +347,115 @@ impl Bert {
     }
 
     /// Multi-head self-attention of every sequence over its own tokens; writes the concatenated
-    /// heads, row-major `[rows, H]`, into `context`.
+    /// heads, row-major `[rows, H]`, into `context`. `by_head` is scratch space.
     fn attention(
         &self,
         qkv: &[f32],
         spans: &[(usize, usize)],
+        by_head: &mut Vec<f32>,
         context: &mut Vec<f32>,
         threads: usize,
     ) {
         let h = self.config.hidden_size;
         let heads = self.config.num_attention_heads;
         let d = h / heads;
-        let scale = 1.0 / (d as f32).sqrt();
         let rows = spans.last().map_or(0, |&(start, len)| start + len);
-        // Head-major output, so every (head, sequence) pair owns one contiguous block.
-        let mut by_head = vec![0.0f32; heads * rows * d];
-        let work = |(head, block): (usize, &mut [f32])| {
-            let mut rest = block;
-            let mut scores = Vec::new();
-            for &(start, len) in spans {
-                let (out, tail) = rest.split_at_mut(len * d);
-                rest = tail;
-                attend(qkv, h, head * d, d, start, len, scale, &mut scores, out);
-            }
+        let head = Head {
+            qkv,
+            h,
+            d,
+            scale: 1.0 / (d as f32).sqrt(),
         };
-        if threads > 1 {
-            by_head
-                .par_chunks_mut(rows * d)
-                .enumerate()
-                .with_max_len(1)
-                .for_each(work);
-        } else {
-            by_head.chunks_mut(rows * d).enumerate().for_each(work);
-        }
-        context.clear();
+        // Every element of `context` is written below.
         context.resize(rows * h, 0.0);
-        for (head, block) in by_head.chunks(rows * d).enumerate() {
+        if threads == 1 {
+            let mut scores = Vec::new();
+            for index in 0..heads {
+                for &(start, len) in spans {
+                    let out = View {
+                        offset: start * h + index * d,
+                        rows: len,
+                        cols: d,
+                        row_stride: h,
+                        col_stride: 1,
+                    };
+                    head.attend(index, start, len, &mut scores, context, out);
+                }
+            }
+            return;
+        }
+        // Heads in parallel: each writes its own contiguous block of a head-major buffer, copied
+        // into `context` afterwards.
+        by_head.resize(heads * rows * d, 0.0);
+        by_head
+            .par_chunks_mut(rows * d)
+            .enumerate()
+            .with_max_len(1)
+            .for_each(|(index, block)| {
+                let mut scores = Vec::new();
+                for &(start, len) in spans {
+                    let out = View {
+                        offset: start * d,
+                        ..View::dense(len, d)
+                    };
+                    head.attend(index, start, len, &mut scores, block, out);
+                }
+            });
+        for (index, block) in by_head.chunks(rows * d).enumerate() {
             for (row, values) in block.chunks(d).enumerate() {
-                context[row * h + head * d..row * h + head * d + d].copy_from_slice(values);
+                context[row * h + index * d..row * h + index * d + d].copy_from_slice(values);
             }
         }
     }
 }
 
-/// One head of one sequence: `out = softmax(Q Kᵀ · scale) V`, with Q, K and V read from the
-/// fused projection (`[rows, 3H]`) at column `col` of each third.
-#[allow(clippy::too_many_arguments)]
-fn attend(
-    qkv: &[f32],
+/// What every attention head reads: the fused projection (`[rows, 3H]`, queries then keys then
+/// values) and the head's width and score scale.
+struct Head<'a> {
+    qkv: &'a [f32],
     h: usize,
-    col: usize,
     d: usize,
-    start: usize,
-    len: usize,
     scale: f32,
-    scores: &mut Vec<f32>,
-    out: &mut [f32],
-) {
-    let stride = 3 * h;
-    let view = |offset| View {
-        offset: start * stride + offset,
-        rows: len,
-        cols: d,
-        row_stride: stride,
-        col_stride: 1,
-    };
-    scores.clear();
-    scores.resize(len * len, 0.0);
-    let (q, k, v) = (view(col), view(h + col), view(2 * h + col));
-    matmul(
-        scores,
-        View::dense(len, len),
-        qkv,
-        q,
-        qkv,
-        k.t(),
-        scale,
-        false,
-        1,
-    );
-    softmax_rows(scores, len);
-    matmul(
-        out,
-        View::dense(len, d),
-        scores,
-        View::dense(len, len),
-        qkv,
-        v,
-        1.0,
-        false,
-        1,
-    );
+}
+
+impl Head<'_> {
+    /// Head `index` of the sequence at rows `start..start + len`: `softmax(Q Kᵀ · scale) V`,
+    /// written to `out` in `dst`.
+    fn attend(
+        &self,
+        index: usize,
+        start: usize,
+        len: usize,
+        scores: &mut Vec<f32>,
+        dst: &mut [f32],
+        out: View,
+    ) {
+        let (h, d) = (self.h, self.d);
+        let view = |third: usize| View {
+            offset: start * 3 * h + third * h + index * d,
+            rows: len,
+            cols: d,
+            row_stride: 3 * h,
+            col_stride: 1,
+        };
+        // Every element is written by the product below (which does not read `scores`).
+        scores.resize(len * len, 0.0);
+        let (q, k, v) = (view(0), view(1), view(2));
+        let square = View::dense(len, len);
+        matmul(
+            scores,
+            square,
+            self.qkv,
+            q,
+            self.qkv,
+            k.t(),
+            self.scale,
+            false,
+            1,
+        );
+        softmax_rows(scores, len);
+        matmul(dst, out, scores, square, self.qkv, v, 1.0, false, 1);
+    }
 }
 
 /// `(first row, length)` of each sequence in the packed layout, lengths capped at `max_len`.
@@ -456,6 +477,7 @@ fn spans(sequences: &[&[u32]], max_len: usize) -> Vec<(usize, usize)> {
 struct Scratch {
     qkv: Vec<f32>,
     context: Vec<f32>,
+    by_head: Vec<f32>,
     hidden: Vec<f32>,
     intermediate: Vec<f32>,
 }
