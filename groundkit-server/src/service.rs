@@ -16,10 +16,11 @@ use std::time::Duration;
 
 use garde::Validate;
 use groundkit_core::retrieval::embed::Embedder;
+pub use groundkit_core::retrieval::rerank::Reranker;
+use groundkit_core::retrieval::rerank;
 use groundkit_core::retrieval::{
     self, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
-    MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, RetrievalResult, SearchMode, SearchParams,
-    SearchResponse,
+    MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, SearchMode, SearchParams, SearchResponse,
 };
 use groundkit_core::{Error, tool};
 use schemars::JsonSchema;
@@ -38,24 +39,16 @@ pub const PERMIT_WAIT: Duration = Duration::from_secs(5);
 /// Collections kept open at once.
 pub const DEFAULT_CACHE_CAPACITY: usize = 16;
 
-/// Reorders search candidates by a model's judgement of relevance.
-pub trait Reranker: Send + Sync {
-    /// Identity of the model, reported in search metadata.
-    fn model(&self) -> &str;
-
-    /// Reorder `candidates` (best first) for `query`; the result may be shorter.
-    fn rerank(
-        &self,
-        query: &str,
-        candidates: Vec<RetrievalResult>,
-    ) -> Result<Vec<RetrievalResult>, Error>;
-}
+/// Candidates a reranker scores when the operator does not choose a depth: the first
+/// `DEFAULT_RERANK_DEPTH` results of the requested mode, whatever `top_k` the caller asked for.
+pub const DEFAULT_RERANK_DEPTH: u32 = 50;
 
 /// What every service tool shares, assembled once at start.
 pub struct ServiceContext {
     cache: CollectionCache,
     embedder: Option<Arc<dyn Embedder>>,
     reranker: Option<Arc<dyn Reranker>>,
+    rerank_depth: u32,
     default_top_k: u32,
     scans: Arc<Semaphore>,
     scan_wait: Duration,
@@ -68,6 +61,7 @@ impl ServiceContext {
             cache,
             embedder: None,
             reranker: None,
+            rerank_depth: DEFAULT_RERANK_DEPTH,
             default_top_k: DEFAULT_TOP_K,
             scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
             scan_wait: PERMIT_WAIT,
@@ -85,6 +79,18 @@ impl ServiceContext {
     pub fn with_reranker(mut self, reranker: Arc<dyn Reranker>) -> Self {
         self.reranker = Some(reranker);
         self
+    }
+
+    /// Rerank the first `depth` candidates (clamped to `1..=MAX_TOP_K`; default
+    /// [`DEFAULT_RERANK_DEPTH`]).
+    pub fn with_rerank_depth(mut self, depth: u32) -> Self {
+        self.rerank_depth = depth.clamp(1, MAX_TOP_K);
+        self
+    }
+
+    /// The configured reranker's model name, if there is one.
+    pub fn rerank_model(&self) -> Option<&str> {
+        self.reranker.as_deref().map(Reranker::model)
     }
 
     /// Bound concurrent corpus-wide operations to `permits`, each waiting at most `wait` for
@@ -169,8 +175,13 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let params = SearchParams {
         query: request.query,
-        // A reranker sees a pinned candidate depth, whatever top_k the caller asked for.
-        top_k: if reranker.is_some() { MAX_TOP_K } else { top_k },
+        // A reranker sees the configured candidate depth, whatever top_k the caller asked for
+        // (at least top_k).
+        top_k: if reranker.is_some() {
+            ctx.rerank_depth.max(top_k)
+        } else {
+            top_k
+        },
         mode: request.mode.unwrap_or_default(),
     };
     let embedder = ctx.embedder.clone();
@@ -180,11 +191,12 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         let mut response = retrieval::search(&open, &params, embedder.as_deref())?;
         if let Some(reranker) = reranker {
             let depth = response.results.len();
-            let mut results = reranker.rerank(&params.query, response.results)?;
-            results.truncate(top_k as usize);
-            for (rank, result) in results.iter_mut().enumerate() {
-                result.rank = rank as u32 + 1;
-            }
+            let results = rerank::rerank(
+                reranker.as_ref(),
+                &params.query,
+                std::mem::take(&mut response.results),
+                top_k as usize,
+            )?;
             response.total_results = results.len() as u32;
             response.results = results;
             response.metadata.top_k = top_k;

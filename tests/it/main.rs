@@ -3,5 +3,6 @@
 mod embed;
 mod framework;
 mod mcp;
+mod rerank;
 mod retrieval;
 mod service;

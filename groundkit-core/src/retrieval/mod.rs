@@ -92,6 +92,7 @@ pub mod fusion;
 pub mod lexical;
 pub mod model;
 mod open;
+pub mod rerank;
 mod search;
 pub mod source_file;
 mod status;

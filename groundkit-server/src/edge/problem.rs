@@ -128,7 +128,7 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 Error::RerankerNotConfigured
                 | Error::DenseUnavailable { .. }
                 | Error::EmbeddingMismatch { .. } => (S::CONFLICT, ToolResult),
-                Error::Embedding { .. } => (S::BAD_GATEWAY, ToolResult),
+                Error::Embedding { .. } | Error::Rerank { .. } => (S::BAD_GATEWAY, ToolResult),
                 Error::Overloaded => (S::SERVICE_UNAVAILABLE, ToolResult),
                 Error::Timeout => (S::GATEWAY_TIMEOUT, ToolResult),
                 Error::Storage { .. } => (S::INTERNAL_SERVER_ERROR, ToolResult),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const ORDER: &[&str] = &[
     "model",
     "embed",
+    "rerank",
     "source_file",
     "analysis",
     "extract",

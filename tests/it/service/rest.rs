@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use groundkit_core::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K, RetrievalResult};
+use groundkit_core::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 use groundkit_core::{Error, Registry, SideEffect};
 use groundkit_server::service::{Reranker, ServiceContext};
 use groundkit_tests::{Response, TestServer, access_line, captured_logs};
@@ -379,13 +379,8 @@ impl Reranker for Reverse {
     fn model(&self) -> &str {
         "reverse-v1"
     }
-    fn rerank(
-        &self,
-        _query: &str,
-        mut candidates: Vec<RetrievalResult>,
-    ) -> Result<Vec<RetrievalResult>, Error> {
-        candidates.reverse();
-        Ok(candidates)
+    fn score(&self, _query: &str, passages: &[&str]) -> Result<Vec<f32>, Error> {
+        Ok((0..passages.len()).map(|i| i as f32).collect())
     }
 }
 
@@ -432,14 +427,10 @@ impl Reranker for Gate {
     fn model(&self) -> &str {
         "gate"
     }
-    fn rerank(
-        &self,
-        _query: &str,
-        candidates: Vec<RetrievalResult>,
-    ) -> Result<Vec<RetrievalResult>, Error> {
+    fn score(&self, _query: &str, passages: &[&str]) -> Result<Vec<f32>, Error> {
         let _ = self.entered.lock().expect("entered").send(());
         let _ = self.release.lock().expect("release").recv();
-        Ok(candidates)
+        Ok(vec![0.0; passages.len()])
     }
 }
 

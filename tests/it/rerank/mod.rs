@@ -1,0 +1,26 @@
+//! Rerankers: the in-process cross-encoder against `transformers`, and reranking through the
+//! service.
+
+mod golden;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use groundkit_embed::CrossEncoder;
+
+use crate::embed::repo_root;
+
+/// The committed tiny cross-encoder (`tests/rerank/make_fixture.py`): random weights, real
+/// architecture, tokenizer and layout.
+pub(crate) fn tiny_dir() -> PathBuf {
+    repo_root().join("tests/fixtures/rerank/tiny-cross-encoder")
+}
+
+pub(crate) fn tiny() -> Arc<CrossEncoder> {
+    static MODEL: OnceLock<Arc<CrossEncoder>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            Arc::new(CrossEncoder::load(&tiny_dir(), 2).expect("load the tiny cross-encoder"))
+        })
+        .clone()
+}
