@@ -10,6 +10,7 @@
 //! sensitive header value and never logged; ureq's own byte-level request logging (`trace`)
 //! is compiled out through the `log` crate's `max_level_debug` feature.
 
+mod rerank;
 mod resolver;
 mod wire;
 
@@ -22,17 +23,13 @@ use groundkit_core::Error;
 use groundkit_core::retrieval::embed::{Embedder, Role};
 use groundkit_core::retrieval::{EmbedderKind, EmbeddingIdentity};
 
-use crate::outbound::OutboundPolicy;
+use crate::outbound::{Endpoint, OutboundPolicy};
 use wire::{Attempt, Call};
+
+pub use rerank::{HttpReranker, HttpRerankerConfig, RerankApi};
 
 /// The text embedded once by [`HttpEmbedder::connect`] to learn the endpoint's vectors.
 const PROBE: &str = "groundkit embedding probe";
-
-/// The first retry's delay; each further retry doubles it, up to [`MAX_BACKOFF`].
-const FIRST_BACKOFF: Duration = Duration::from_millis(200);
-
-/// The longest wait between two attempts, `Retry-After` included.
-const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// How to reach an OpenAI-compatible embeddings endpoint.
 #[derive(Clone)]
@@ -87,6 +84,7 @@ impl std::fmt::Debug for HttpEmbedderConfig {
 /// An OpenAI-compatible embeddings endpoint.
 pub struct HttpEmbedder {
     call: Call,
+    model: String,
     batch_size: usize,
     max_retries: u32,
     identity: EmbeddingIdentity,
@@ -109,38 +107,60 @@ fn invalid(field: &str, message: impl Into<String>) -> Error {
 
 /// The embeddings URL for the operator's base URL. Errors never echo the URL.
 fn endpoint_url(base: &str) -> Result<String, Error> {
-    let bad = |message: &str| invalid("embed-url", message);
-    let uri: Uri = base
+    let (origin, path) = checked_url(base, "embed-url", "embedding endpoint")?;
+    let path = path.trim_end_matches('/');
+    let path = path.strip_suffix("/embeddings").unwrap_or(path);
+    let path = path.strip_suffix("/v1").unwrap_or(path);
+    Ok(format!("{origin}{path}/v1/embeddings"))
+}
+
+/// The operator's endpoint URL, checked: `http` or `https`, a host, no credentials, no query.
+/// Returns `scheme://authority` and the path. Errors name `field` and `what`, never the URL.
+fn checked_url(url: &str, field: &str, what: &str) -> Result<(String, String), Error> {
+    let bad = |message: String| invalid(field, message);
+    let uri: Uri = url
         .trim()
         .parse()
-        .map_err(|_| bad("the embedding endpoint is not a valid URL"))?;
+        .map_err(|_| bad(format!("the {what} is not a valid URL")))?;
     let scheme = match uri.scheme_str() {
         Some(s) if s.eq_ignore_ascii_case("http") => "http",
         Some(s) if s.eq_ignore_ascii_case("https") => "https",
         _ => {
-            return Err(bad(
-                "the embedding endpoint URL must start with http:// or https://",
-            ));
+            return Err(bad(format!(
+                "the {what} URL must start with http:// or https://"
+            )));
         }
     };
     let Some(authority) = uri.authority() else {
-        return Err(bad("the embedding endpoint URL has no host"));
+        return Err(bad(format!("the {what} URL has no host")));
     };
     if authority.as_str().contains('@') {
-        return Err(bad(
-            "the embedding endpoint URL must not carry credentials; give the API key through its environment variable",
-        ));
+        return Err(bad(format!(
+            "the {what} URL must not carry credentials; give the API key through its environment variable"
+        )));
     }
     if authority.host().is_empty() {
-        return Err(bad("the embedding endpoint URL has no host"));
+        return Err(bad(format!("the {what} URL has no host")));
     }
     if uri.query().is_some() {
-        return Err(bad("the embedding endpoint URL must not have a query"));
+        return Err(bad(format!("the {what} URL must not have a query")));
     }
-    let path = uri.path().trim_end_matches('/');
-    let path = path.strip_suffix("/embeddings").unwrap_or(path);
-    let path = path.strip_suffix("/v1").unwrap_or(path);
-    Ok(format!("{scheme}://{authority}{path}/v1/embeddings"))
+    Ok((format!("{scheme}://{authority}"), uri.path().to_owned()))
+}
+
+/// The `Authorization: Bearer` value for `key`, marked sensitive (never logged).
+fn bearer(key: Option<&str>, field: &str) -> Result<Option<HeaderValue>, Error> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+        invalid(
+            field,
+            "the API key holds characters an HTTP header cannot carry",
+        )
+    })?;
+    value.set_sensitive(true);
+    Ok(Some(value))
 }
 
 impl HttpEmbedder {
@@ -158,25 +178,15 @@ impl HttpEmbedder {
         if config.timeout.is_zero() {
             return Err(invalid("embed-timeout", "must be longer than zero"));
         }
-        let authorization = match &config.api_key {
-            None => None,
-            Some(key) => {
-                let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                    invalid(
-                        "embed-api-key",
-                        "the API key holds characters an HTTP header cannot carry",
-                    )
-                })?;
-                value.set_sensitive(true);
-                Some(value)
-            }
-        };
+        let authorization = bearer(config.api_key.as_deref(), "embed-api-key")?;
         let policy = OutboundPolicy {
             allow_private: config.allow_private,
+            endpoint: Endpoint::Embedding,
         };
-        let call = Call::new(url, config.model, authorization, policy, config.timeout);
+        let call = Call::new(url, authorization, policy, config.timeout);
         let mut embedder = Self {
             call,
+            model: config.model,
             batch_size: config.batch_size,
             max_retries: config.max_retries,
             identity: EmbeddingIdentity {
@@ -205,7 +215,7 @@ impl HttpEmbedder {
         let dimension = u32::try_from(vector.len())
             .map_err(|_| Error::embedding("the probe vector is too long", None))?;
         let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
-        let model = embedder.call.model().to_owned();
+        let model = embedder.model.clone();
         embedder.identity.fingerprint = fingerprint(&model, dimension);
         embedder.identity.model = model;
         embedder.identity.dimension = dimension;
@@ -216,30 +226,9 @@ impl HttpEmbedder {
     /// One batch, retried as configured. `dimension` is what every vector must have (`None`
     /// for the probe: the first vector's, then the same for all).
     fn post(&self, texts: &[&str], dimension: Option<usize>) -> Result<Vec<Vec<f32>>, Attempt> {
-        let mut retry = 0u32;
-        loop {
-            let failure = match self.call.once(texts, dimension) {
-                Ok(vectors) => return Ok(vectors),
-                Err(failure) => failure,
-            };
-            let Attempt::Retry { retry_after, .. } = &failure else {
-                return Err(failure);
-            };
-            if retry >= self.max_retries {
-                return Err(failure);
-            }
-            let backoff = FIRST_BACKOFF.saturating_mul(1 << retry.min(16));
-            let delay = retry_after.unwrap_or(backoff).min(MAX_BACKOFF);
-            retry += 1;
-            tracing::warn!(
-                retry,
-                of = self.max_retries,
-                delay_ms = delay.as_millis() as u64,
-                "the embedding endpoint failed ({}); retrying",
-                failure.describe()
-            );
-            std::thread::sleep(delay);
-        }
+        wire::with_retries(self.max_retries, "the embedding endpoint", || {
+            wire::embed_once(&self.call, &self.model, texts, dimension)
+        })
     }
 }
 

@@ -32,6 +32,7 @@ const OPTIONAL: &[&str] = &[
     "modules.json",
     "sentence_bert_config.json",
     "config_sentence_transformers.json",
+    "tokenizer_config.json",
 ];
 /// The largest file downloaded (the weights of a large BERT are about 1.3 GB).
 const MAX_FILE_BYTES: u64 = 8 << 30;

@@ -31,5 +31,5 @@ pub mod outbound;
 
 pub use cross::CrossEncoder;
 #[cfg(feature = "http")]
-pub use http::{HttpEmbedder, HttpEmbedderConfig};
+pub use http::{HttpEmbedder, HttpEmbedderConfig, HttpReranker, HttpRerankerConfig, RerankApi};
 pub use local::LocalEmbedder;

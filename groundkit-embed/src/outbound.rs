@@ -1,7 +1,7 @@
 //! The outbound address policy: which addresses groundkit may open a connection to when it calls
-//! an embedding endpoint. It is the inverse of the server's bind guard: that one keeps the
-//! server's socket on loopback unless the operator opts out; this one keeps outbound calls on
-//! public addresses unless the operator opts in ([`ALLOW_PRIVATE_FLAG`]).
+//! an embedding or rerank endpoint. It is the inverse of the server's bind guard: that one keeps
+//! the server's socket on loopback unless the operator opts out; this one keeps outbound calls
+//! on public addresses unless the operator opts in ([`Endpoint::flag`]).
 //!
 //! [`is_global`] classifies one address with the standard library's address methods where they
 //! are stable, plus explicit ranges for the rest (no text matching). An IPv6 address that
@@ -14,11 +14,34 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use groundkit_core::Error;
 
-/// The command-line flag that lets the embedder call private, loopback and link-local addresses.
-pub const ALLOW_PRIVATE_FLAG: &str = "--embed-allow-private";
+/// Which endpoint a policy guards: it decides the option a refusal names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The embedding endpoint (`--embed-url`).
+    #[default]
+    Embedding,
+    /// The rerank endpoint (`--rerank-url`).
+    Rerank,
+}
 
-/// The configuration field refusals name.
-const FIELD: &str = "embed-url";
+impl Endpoint {
+    /// The command-line flag that lets calls to this endpoint reach private, loopback and
+    /// link-local addresses.
+    pub const fn flag(self) -> &'static str {
+        match self {
+            Endpoint::Embedding => "--embed-allow-private",
+            Endpoint::Rerank => "--rerank-allow-private",
+        }
+    }
+
+    /// The configuration field refusals name.
+    const fn field(self) -> &'static str {
+        match self {
+            Endpoint::Embedding => "embed-url",
+            Endpoint::Rerank => "rerank-url",
+        }
+    }
+}
 
 /// Which addresses outbound calls may go to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,6 +50,8 @@ pub struct OutboundPolicy {
     /// unique-local and reserved ranges (an endpoint on this machine or the operator's network).
     /// Unspecified, broadcast and multicast addresses stay refused: nothing can be called there.
     pub allow_private: bool,
+    /// The endpoint guarded.
+    pub endpoint: Endpoint,
 }
 
 impl OutboundPolicy {
@@ -58,12 +83,13 @@ impl OutboundPolicy {
             )
         } else {
             format!(
-                "refusing to connect to {host}: it resolves only to addresses that are not public ({}); to call an endpoint on this machine or a private network, pass {ALLOW_PRIVATE_FLAG}",
-                shown.join(", ")
+                "refusing to connect to {host}: it resolves only to addresses that are not public ({}); to call an endpoint on this machine or a private network, pass {}",
+                shown.join(", "),
+                self.endpoint.flag()
             )
         };
         Err(Error::Validation {
-            field: FIELD.to_owned(),
+            field: self.endpoint.field().to_owned(),
             message,
         })
     }

@@ -43,6 +43,7 @@ struct Config {
     seconds: f64,
     top_k: u32,
     mode: String,
+    rerank: bool,
 }
 
 fn main() {
@@ -72,6 +73,7 @@ fn parse_args() -> Result<Config, String> {
         seconds: 10.0,
         top_k: 10,
         mode: "lexical".into(),
+        rerank: false,
     };
     let mut queries_path = None;
     while let Some(flag) = args.next() {
@@ -103,6 +105,7 @@ fn parse_args() -> Result<Config, String> {
             }
             "--top-k" => config.top_k = value()?.parse().map_err(|_| "--top-k is a number")?,
             "--mode" => config.mode = value()?,
+            "--rerank" => config.rerank = true,
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -417,13 +420,14 @@ fn run(config: &Config) -> Result<(), String> {
             Arc::clone(&chunk_ids),
             Arc::clone(&stop),
         );
-        let (addr, collection, transport, op, top_k, mode) = (
+        let (addr, collection, transport, op, top_k, mode, rerank) = (
             config.addr.clone(),
             config.collection.clone(),
             config.transport,
             config.op,
             config.top_k,
             config.mode.clone(),
+            config.rerank,
         );
         workers.push(std::thread::spawn(
             move || -> Result<Vec<Duration>, String> {
@@ -439,7 +443,7 @@ fn run(config: &Config) -> Result<(), String> {
                                 tool,
                                 method,
                                 "/search",
-                                json!({"collection": collection, "query": query, "top_k": top_k, "mode": mode}),
+                                json!({"collection": collection, "query": query, "top_k": top_k, "mode": mode, "rerank": rerank}),
                             )?;
                         }
                         Op::Fetch => {

@@ -23,6 +23,8 @@ pub mod guard;
 pub mod invoke;
 pub mod logging;
 pub mod mcp;
+#[cfg(feature = "embed")]
+pub mod reranker;
 pub mod serve;
 #[cfg(feature = "retrieval")]
 pub mod service;

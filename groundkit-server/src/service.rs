@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use garde::Validate;
 use groundkit_core::retrieval::embed::Embedder;
-pub use groundkit_core::retrieval::rerank::Reranker;
 use groundkit_core::retrieval::rerank;
+pub use groundkit_core::retrieval::rerank::Reranker;
 use groundkit_core::retrieval::{
     self, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
     MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, SearchMode, SearchParams, SearchResponse,
@@ -282,10 +282,13 @@ pub async fn index_status(
     let open = acquire(ctx, &request.collection).await?;
     let cache = ctx.cache.clone();
     let embedder = ctx.embedder.clone();
+    let rerank_model = ctx.rerank_model().map(str::to_owned);
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        retrieval::index_status(&open, &cache, embedder.as_deref())
+        let mut status = retrieval::index_status(&open, &cache, embedder.as_deref())?;
+        status.rerank_model = rerank_model;
+        Ok(status)
     })
     .await
 }

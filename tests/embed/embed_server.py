@@ -514,8 +514,14 @@ def main(argv=None) -> int:
     embedder = BertEmbedder(args.model_dir)
     embedder.embed(["warm up"])
 
-    handler = type("BoundHandler", (Handler,), {"state": State(args, embedder)})
-    server = http.server.ThreadingHTTPServer((args.host, args.port), handler)
+    return serve(Handler, State(args, embedder), args.host, args.port)
+
+
+def serve(handler_class, state, host: str, port: int) -> int:
+    """Serves `handler_class` bound to `state` until interrupted, after printing the
+    `listening on http://HOST:PORT` line the tests wait for."""
+    handler = type("BoundHandler", (handler_class,), {"state": state})
+    server = http.server.ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     host, port = server.server_address[:2]
     shown = f"[{host}]" if ":" in host else host

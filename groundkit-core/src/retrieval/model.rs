@@ -276,6 +276,10 @@ pub struct IndexStatus {
     /// has no vectors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dense_index: Option<DenseIndex>,
+    /// The model this server reranks with when a search asks for `rerank: true`; absent when it
+    /// has no reranker (such a search is refused with `reranker_not_configured`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank_model: Option<String>,
     /// Requests this server has served from this collection since it started.
     pub retriever_acquires: u64,
     /// Times this server had to open the collection: on first use and after each new

@@ -28,6 +28,8 @@ pub fn index_status(
         embedding: open.vectors().map(|v| v.identity().clone()),
         dense_search_available: check_dense(open, embedder).is_ok(),
         dense_index: open.vectors().map(|v| v.dense_index()),
+        // The engine has no reranker; a server that has one fills this in.
+        rerank_model: None,
         retriever_acquires: stats.acquires,
         retriever_rebuilds: stats.rebuilds,
         rebuild_seconds_total: stats.rebuild_seconds_total,

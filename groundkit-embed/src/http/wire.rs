@@ -1,5 +1,6 @@
-//! One request to the endpoint and what its answer means: the request body, the status
-//! classification (retry, fail, refused by the policy), and the checks on the vectors.
+//! One request to an endpoint and what its answer means: the status classification (retry,
+//! fail, refused by the policy), retries with backoff, and for embeddings the request body and
+//! the checks on the vectors.
 //!
 //! A failure is described by status code, counts and a fixed wording only. The provider's
 //! body is never looked at on failure (a small one is read and dropped, so the connection ends
@@ -20,6 +21,12 @@ const BODY_BYTES_PER_TEXT: u64 = 512 << 10;
 
 /// The most of a refusal's body read (and dropped) to end its connection cleanly.
 const DISCARD_BYTES: u64 = 64 << 10;
+
+/// The first retry's delay; each further retry doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+
+/// The longest wait between two attempts, `Retry-After` included.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Why an attempt did not produce vectors.
 #[derive(Debug)]
@@ -72,7 +79,6 @@ struct Datum {
 pub(super) struct Call {
     agent: ureq::Agent,
     url: String,
-    model: String,
     authorization: Option<HeaderValue>,
 }
 
@@ -81,7 +87,6 @@ impl Call {
     /// connects only to addresses `policy` permits.
     pub(super) fn new(
         url: String,
-        model: String,
         authorization: Option<HeaderValue>,
         policy: OutboundPolicy,
         timeout: Duration,
@@ -97,27 +102,13 @@ impl Call {
         Self {
             agent,
             url,
-            model,
             authorization,
         }
     }
 
-    pub(super) fn model(&self) -> &str {
-        &self.model
-    }
-
-    /// One request for `texts`, whose vectors must all have `dimension` values (when given).
-    pub(super) fn once(
-        &self,
-        texts: &[&str],
-        dimension: Option<usize>,
-    ) -> Result<Vec<Vec<f32>>, Attempt> {
-        let body = serde_json::to_vec(&Request {
-            model: &self.model,
-            input: texts,
-            encoding_format: "float",
-        })
-        .map_err(|_| Attempt::Fatal("the request could not be encoded".to_owned()))?;
+    /// One POST of the JSON `body`; the answer's body when the status is a success, read up to
+    /// `limit` bytes.
+    pub(super) fn post(&self, body: &[u8], limit: u64) -> Result<Vec<u8>, Attempt> {
         let mut request = self
             .agent
             .post(&self.url)
@@ -125,7 +116,7 @@ impl Call {
         if let Some(value) = &self.authorization {
             request = request.header("authorization", value.clone());
         }
-        let mut response = request.send(&body[..]).map_err(failure)?;
+        let mut response = request.send(body).map_err(failure)?;
         let status = response.status().as_u16();
         let refusal = match status {
             200..=299 => None,
@@ -159,17 +150,68 @@ impl Call {
                 .read_to_vec();
             return Err(refusal);
         }
-        let limit = (texts.len() as u64 + 1).saturating_mul(BODY_BYTES_PER_TEXT);
-        let bytes = response
+        response
             .body_mut()
             .with_config()
             .limit(limit)
             .read_to_vec()
-            .map_err(failure)?;
-        let answer: Answer = serde_json::from_slice(&bytes)
-            .map_err(|_| Attempt::Fatal("the answer is not an embeddings list".to_owned()))?;
-        vectors(answer, texts.len(), dimension)
+            .map_err(failure)
     }
+}
+
+/// Runs `attempt` until it succeeds, fails for good, or has been retried `max_retries` times,
+/// waiting between attempts (doubling from [`FIRST_BACKOFF`], or the server's `Retry-After`, at
+/// most [`MAX_BACKOFF`]). `what` names the endpoint in the warning logged before each retry.
+pub(super) fn with_retries<T>(
+    max_retries: u32,
+    what: &str,
+    mut attempt: impl FnMut() -> Result<T, Attempt>,
+) -> Result<T, Attempt> {
+    let mut retry = 0u32;
+    loop {
+        let failure = match attempt() {
+            Ok(value) => return Ok(value),
+            Err(failure) => failure,
+        };
+        let Attempt::Retry { retry_after, .. } = &failure else {
+            return Err(failure);
+        };
+        if retry >= max_retries {
+            return Err(failure);
+        }
+        let backoff = FIRST_BACKOFF.saturating_mul(1 << retry.min(16));
+        let delay = retry_after.unwrap_or(backoff).min(MAX_BACKOFF);
+        retry += 1;
+        tracing::warn!(
+            retry,
+            of = max_retries,
+            delay_ms = delay.as_millis() as u64,
+            "{what} failed ({}); retrying",
+            failure.describe()
+        );
+        std::thread::sleep(delay);
+    }
+}
+
+/// One embeddings request for `texts` as `model`, whose vectors must all have `dimension`
+/// values (when given).
+pub(super) fn embed_once(
+    call: &Call,
+    model: &str,
+    texts: &[&str],
+    dimension: Option<usize>,
+) -> Result<Vec<Vec<f32>>, Attempt> {
+    let body = serde_json::to_vec(&Request {
+        model,
+        input: texts,
+        encoding_format: "float",
+    })
+    .map_err(|_| Attempt::Fatal("the request could not be encoded".to_owned()))?;
+    let limit = (texts.len() as u64 + 1).saturating_mul(BODY_BYTES_PER_TEXT);
+    let bytes = call.post(&body, limit)?;
+    let answer: Answer = serde_json::from_slice(&bytes)
+        .map_err(|_| Attempt::Fatal("the answer is not an embeddings list".to_owned()))?;
+    vectors(answer, texts.len(), dimension)
 }
 
 /// The answer's vectors in input order, checked: one per text, each index once, all of one

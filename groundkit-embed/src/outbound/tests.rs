@@ -99,10 +99,13 @@ fn ip(text: &str) -> IpAddr {
 
 const STRICT: OutboundPolicy = OutboundPolicy {
     allow_private: false,
+    endpoint: Endpoint::Embedding,
 };
 const OPEN: OutboundPolicy = OutboundPolicy {
     allow_private: true,
+    endpoint: Endpoint::Embedding,
 };
+const ALLOW_PRIVATE_FLAG: &str = "--embed-allow-private";
 
 #[test]
 fn every_range_is_classified() {
@@ -152,6 +155,13 @@ fn a_host_with_only_private_addresses_is_refused_naming_the_host_and_the_flag() 
     assert!(message.contains("localhost"), "{message}");
     assert!(message.contains(ALLOW_PRIVATE_FLAG), "{message}");
     assert!(message.contains("127.0.0.1"), "{message}");
+    let rerank = OutboundPolicy {
+        endpoint: Endpoint::Rerank,
+        ..STRICT
+    };
+    let err = rerank.vet("localhost", &resolved).expect_err("refused");
+    assert!(err.to_string().contains("--rerank-allow-private"), "{err}");
+    assert!(matches!(err, Error::Validation { ref field, .. } if field == "rerank-url"));
 }
 
 #[test]

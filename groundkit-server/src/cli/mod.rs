@@ -38,6 +38,9 @@ pub struct Cli {
     /// How chunks and queries are embedded for dense and hybrid search.
     #[command(flatten)]
     pub embed: crate::embedder::EmbedArgs,
+    /// How `serve` and `search` rerank when a search asks for it.
+    #[command(flatten)]
+    pub rerank: crate::reranker::RerankArgs,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -146,6 +149,9 @@ pub struct SearchArgs {
     /// Ranking mode (`dense` and `hybrid` need the collection's embedder).
     #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
     pub mode: ModeArg,
+    /// Rerank the candidates with the reranker the `--rerank-*` options name.
+    #[arg(long)]
+    pub rerank: bool,
     /// Print the service's JSON response.
     #[arg(long)]
     pub json: bool,
@@ -233,14 +239,29 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    // The reranker, loaded only by the commands that use one.
+    let reranking = match &cli.command {
+        Command::Search(_) | Command::Status(_) | Command::Serve(_) => match cli.rerank.load() {
+            Ok(reranking) => reranking,
+            Err(err) => {
+                report_error(&err);
+                return ExitCode::from(exit::USAGE);
+            }
+        },
+        _ => None,
+    };
     let result = match &cli.command {
         Command::Ingest(args) => ingest(&cli, args, embedder),
-        Command::Search(args) => tools::search(&cli, args, embedder).map(|()| exit::SUCCESS),
+        Command::Search(args) => {
+            tools::search(&cli, args, embedder, reranking.as_ref()).map(|()| exit::SUCCESS)
+        }
         Command::Fetch(args) => tools::fetch(&cli, args).map(|()| exit::SUCCESS),
-        Command::Status(args) => tools::status(&cli, args, embedder).map(|()| exit::SUCCESS),
+        Command::Status(args) => {
+            tools::status(&cli, args, embedder, reranking.as_ref()).map(|()| exit::SUCCESS)
+        }
         Command::List(args) => tools::list(&cli, args).map(|()| exit::SUCCESS),
         Command::Eval(args) => eval(&cli, args, embedder.as_deref()).map(|()| exit::SUCCESS),
-        Command::Serve(args) => return serve(&cli, args, embedder),
+        Command::Serve(args) => return serve(&cli, args, embedder, reranking.as_ref()),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -269,7 +290,12 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
     writeln!(stdout, "{text}").map_err(|err| Error::storage("cannot write to stdout", err))
 }
 
-fn serve(cli: &Cli, args: &ServeCommand, embedder: Option<Arc<dyn Embedder>>) -> ExitCode {
+fn serve(
+    cli: &Cli,
+    args: &ServeCommand,
+    embedder: Option<Arc<dyn Embedder>>,
+    reranking: Option<&crate::reranker::Reranking>,
+) -> ExitCode {
     use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
     crate::logging::init();
     let registry = match groundkit_core::Registry::<ServiceContext>::collect() {
@@ -291,6 +317,9 @@ fn serve(cli: &Cli, args: &ServeCommand, embedder: Option<Arc<dyn Embedder>>) ->
     let mut context = ServiceContext::new(cache);
     if let Some(embedder) = embedder {
         context = context.with_embedder(embedder);
+    }
+    if let Some(reranking) = reranking {
+        context = reranking.apply(context);
     }
     let state = crate::AppState::new(registry, context, info, crate::Limits::default());
     match crate::serve::run(state, &args.serve) {

@@ -50,6 +50,10 @@ pub(super) fn print_search(response: &SearchResponse) {
         );
         println!("    {}", snippet(&hit.content));
     }
+    let m = &response.metadata;
+    if let (true, Some(model), Some(depth)) = (m.reranked, &m.rerank_model, m.rerank_input_depth) {
+        println!("reranked by {model} from the first {depth} results");
+    }
 }
 
 pub(super) fn print_fetch(response: &FetchChunkResponse) {
@@ -82,6 +86,18 @@ pub(super) fn print_status(status: &IndexStatus) {
     println!("chunks           {}", status.chunk_count);
     println!("generation       {}", status.generation);
     println!("schema version   {}", status.schema_version);
+    println!(
+        "dense search     {}",
+        if status.dense_search_available {
+            "available"
+        } else {
+            "unavailable"
+        }
+    );
+    println!(
+        "reranker         {}",
+        status.rerank_model.as_deref().unwrap_or("none")
+    );
 }
 
 pub(super) fn print_eval(report: &EvalReport) {

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Cli, FetchArgs, ListArgs, SearchArgs, StatusArgs, output};
+use crate::reranker::Reranking;
 use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
 
 /// Calls the service tool `name` with `arguments` and prints its answer: with `--json` the JSON
@@ -20,6 +21,7 @@ use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
 fn call<T: DeserializeOwned>(
     cli: &Cli,
     embedder: Option<Arc<dyn Embedder>>,
+    reranking: Option<&Reranking>,
     name: &str,
     arguments: Value,
     json: bool,
@@ -37,6 +39,9 @@ fn call<T: DeserializeOwned>(
     ));
     if let Some(embedder) = embedder {
         context = context.with_embedder(embedder);
+    }
+    if let Some(reranking) = reranking {
+        context = reranking.apply(context);
     }
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -56,6 +61,7 @@ pub(super) fn search(
     cli: &Cli,
     args: &SearchArgs,
     embedder: Option<Arc<dyn Embedder>>,
+    reranking: Option<&Reranking>,
 ) -> Result<(), Error> {
     let mut arguments = json!({
         "collection": args.collection,
@@ -65,9 +71,13 @@ pub(super) fn search(
     if let Some(top_k) = args.top_k {
         arguments["top_k"] = json!(top_k);
     }
+    if args.rerank {
+        arguments["rerank"] = json!(true);
+    }
     call(
         cli,
         embedder,
+        reranking,
         "search",
         arguments,
         args.json,
@@ -80,6 +90,7 @@ pub(super) fn fetch(cli: &Cli, args: &FetchArgs) -> Result<(), Error> {
     call(
         cli,
         None,
+        None,
         "fetch_chunk",
         arguments,
         args.json,
@@ -91,11 +102,13 @@ pub(super) fn status(
     cli: &Cli,
     args: &StatusArgs,
     embedder: Option<Arc<dyn Embedder>>,
+    reranking: Option<&Reranking>,
 ) -> Result<(), Error> {
     let arguments = json!({"collection": args.collection});
     call(
         cli,
         embedder,
+        reranking,
         "index_status",
         arguments,
         args.json,
@@ -106,6 +119,7 @@ pub(super) fn status(
 pub(super) fn list(cli: &Cli, args: &ListArgs) -> Result<(), Error> {
     call(
         cli,
+        None,
         None,
         "list_collections",
         json!({}),

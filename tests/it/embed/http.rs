@@ -33,7 +33,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 /// Asserts that neither the error's message, its caller-facing detail nor its debug form
 /// contains any of `secrets`.
-fn assert_hides(err: &Error, secrets: &[&str]) {
+pub(crate) fn assert_hides(err: &Error, secrets: &[&str]) {
     for shown in [
         err.to_string(),
         err.public_detail().into_owned(),

@@ -4,9 +4,9 @@
 //! checks the endpoint embedder against `tests/embed/embed_server.py`, which `server` runs.
 
 mod golden;
-mod http;
+pub(crate) mod http;
 mod hub;
-mod server;
+pub(crate) mod server;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

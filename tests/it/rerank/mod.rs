@@ -2,6 +2,7 @@
 //! service.
 
 mod golden;
+mod http;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

@@ -6,7 +6,7 @@ mod client_errors;
 mod descriptions;
 mod exit_codes;
 mod rest;
-mod transports;
+pub(crate) mod transports;
 
 use std::sync::Arc;
 

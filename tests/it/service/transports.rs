@@ -14,7 +14,7 @@ use super::{corpus, state_with};
 use crate::mcp::support::{Response, Server, Stdio, events, initialize_frame};
 
 /// One server (HTTP: REST and `/mcp`) and one in-process stdio connection over the same corpus.
-struct Surfaces {
+pub(crate) struct Surfaces {
     http: Server,
     session: String,
     stdio: Stdio,
@@ -32,13 +32,18 @@ impl Surfaces {
         fx: &crate::retrieval::Fixture,
         embedder: Option<Arc<dyn Embedder>>,
     ) -> Self {
-        let context = || {
+        Self::start_with_context(|| {
             let context = ServiceContext::new(fx.cache());
             match &embedder {
                 Some(embedder) => context.with_embedder(Arc::clone(embedder)),
                 None => context,
             }
-        };
+        })
+        .await
+    }
+
+    /// Both servers, each with a context from `context`.
+    pub(crate) async fn start_with_context(context: impl Fn() -> ServiceContext) -> Self {
         let http = Server::start(state_with(context()));
         let session = http.initialize();
         let mut stdio = Stdio::start(state_with(context()));
@@ -110,7 +115,11 @@ impl Surfaces {
     }
 
     /// The same call on all three surfaces: (REST response, MCP HTTP result, MCP stdio result).
-    async fn everywhere(&mut self, tool: &str, arguments: Value) -> (Response, Value, Value) {
+    pub(crate) async fn everywhere(
+        &mut self,
+        tool: &str,
+        arguments: Value,
+    ) -> (Response, Value, Value) {
         let rest = self.rest(tool, &arguments);
         let http = self.mcp_http(tool, &arguments);
         let stdio = self.mcp_stdio(tool, &arguments).await;
@@ -462,4 +471,91 @@ async fn dense_and_hybrid_answer_the_same_json_on_every_transport_and_the_comman
         &json!({"collection": "papers", "query": "green tea"}),
     );
     assert_eq!(lexical.status, 200);
+}
+
+/// One grk command line over `fx`'s directories; its exit status, stdout and stderr.
+pub(crate) fn grk(fx: &crate::retrieval::Fixture, args: &[&str]) -> std::process::Output {
+    fx.grk().args(args).output().expect("run grk")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reranked_search_is_the_same_on_every_transport_and_says_so() {
+    let fx = corpus();
+    let reranker = crate::rerank::tiny();
+    let mut surfaces = Surfaces::start_with_context(|| {
+        ServiceContext::new(fx.cache()).with_reranker(reranker.clone())
+    })
+    .await;
+    let arguments =
+        json!({"collection": "papers", "query": "tea chain tests", "top_k": 2, "rerank": true});
+    let (rest, http, stdio) = surfaces.everywhere("search", arguments).await;
+    assert_eq!(rest.status, 200, "{}", rest.body);
+    let rest = rest.json();
+    let results = rest["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    assert_eq!(rest["metadata"]["reranked"], true);
+    assert_eq!(rest["metadata"]["rerank_model"], "tiny-cross-encoder");
+    assert_eq!(rest["metadata"]["top_k"], 2);
+    let depth = rest["metadata"]["rerank_input_depth"]
+        .as_u64()
+        .expect("depth");
+    assert!(
+        depth >= 3,
+        "every candidate of the small corpus was scored: {depth}"
+    );
+    let scores: Vec<f64> = results
+        .iter()
+        .map(|r| r["score"].as_f64().expect("score"))
+        .collect();
+    assert!(scores[0] >= scores[1], "best first: {scores:?}");
+    for (surface, result) in [("MCP HTTP", &http), ("MCP stdio", &stdio)] {
+        assert_eq!(result["isError"], false, "over {surface}: {result}");
+        assert_eq!(result["structuredContent"], rest, "over {surface}");
+    }
+    let tiny = crate::rerank::tiny_dir();
+    let tiny = tiny.to_str().expect("utf-8 path");
+    let cli = grk(
+        &fx,
+        &[
+            "--rerank-model",
+            tiny,
+            "search",
+            "-c",
+            "papers",
+            "tea chain tests",
+            "--top-k",
+            "2",
+            "--rerank",
+            "--json",
+        ],
+    );
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&cli.stdout).expect("JSON");
+    assert_eq!(cli, rest, "on the command line");
+
+    let (status, _, _) = surfaces
+        .everywhere("index_status", json!({"collection": "papers"}))
+        .await;
+    assert_eq!(status.json()["rerank_model"], "tiny-cross-encoder");
+    let cli = grk(&fx, &["--rerank-model", tiny, "status", "-c", "papers"]);
+    let text = String::from_utf8_lossy(&cli.stdout);
+    assert!(
+        text.contains("reranker         tiny-cross-encoder"),
+        "{text}"
+    );
+
+    // Without a reranker the command line refuses as the transports do.
+    let cli = grk(
+        &fx,
+        &["search", "-c", "papers", "tea", "--rerank", "--json"],
+    );
+    assert_eq!(cli.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert!(stderr.contains("without a reranker"), "{stderr}");
+    let cli = grk(&fx, &["status", "-c", "papers"]);
+    assert!(String::from_utf8_lossy(&cli.stdout).contains("reranker         none"));
 }
