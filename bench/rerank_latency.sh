@@ -5,6 +5,7 @@
 # Prints one JSON line per run (`examples/load`), then the medians per depth.
 #
 #   bench/rerank_latency.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
+#                           [DEPTHS (default "10 20 50 100")]
 #
 # Rounds are interleaved: each round starts one server per depth (the depth is the server's
 # `--rerank-depth`) and measures plain and reranked search on it, one after the other.
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 data=$(cd "${1:-../shared/data}/scifact" && pwd)
 seconds=${2:-5}
 rounds=${3:-3}
-depths="10 20 50 100"
+depths=${4:-10 20 50 100}
 
 cargo build --release --locked -q -p groundkit-server --bin grk --example load
 grk=target/release/grk

@@ -9,8 +9,10 @@
 //!     --concurrency 32 --seconds 10
 //! ```
 //!
-//! `bench/load.sh` runs the whole matrix on SciFact. Each client thread keeps one HTTP/1.1
-//! connection alive and sends its next request as soon as the previous answer is read.
+//! `--mode lexical|dense|hybrid` and `--rerank` shape the searches. `bench/load.sh` runs the
+//! whole matrix on SciFact, `bench/rerank_latency.sh` the reranked searches. Each client thread
+//! keeps one HTTP/1.1 connection alive and sends its next request as soon as the previous answer
+//! is read.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
