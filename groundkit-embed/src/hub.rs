@@ -39,17 +39,47 @@ const MAX_FILE_BYTES: u64 = 8 << 30;
 /// Redirects followed per file (the Hub redirects weights to its content store).
 const MAX_REDIRECTS: usize = 5;
 
+/// What a Hub model is for: it decides the files a snapshot needs and the options errors name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HubModelKind {
+    /// A sentence-transformers model for [`crate::LocalEmbedder`]: also its pooling
+    /// configuration.
+    #[default]
+    Embedder,
+    /// A cross-encoder for [`crate::CrossEncoder`]: the `transformers` files only.
+    CrossEncoder,
+}
+
+impl HubModelKind {
+    /// The option naming a model by name.
+    fn field(self) -> &'static str {
+        match self {
+            HubModelKind::Embedder => "embed-hub-model",
+            HubModelKind::CrossEncoder => "rerank-hub-model",
+        }
+    }
+
+    /// The option naming a model directory.
+    fn dir_flag(self) -> &'static str {
+        match self {
+            HubModelKind::Embedder => "--embed-model",
+            HubModelKind::CrossEncoder => "--rerank-model",
+        }
+    }
+}
+
 /// A model named on the Hub: `OWNER/NAME`, optionally `@REVISION` (a branch, tag or commit;
 /// `main` by default).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HubModel {
     repo: String,
     revision: String,
+    kind: HubModelKind,
 }
 
-fn usage(message: impl Into<String>) -> Error {
+fn usage(field: &str, message: impl Into<String>) -> Error {
     Error::Validation {
-        field: "embed-hub-model".to_owned(),
+        field: field.to_owned(),
         message: message.into(),
     }
 }
@@ -65,8 +95,14 @@ fn is_segment(s: &str) -> bool {
 }
 
 impl HubModel {
-    /// Parses `OWNER/NAME[@REVISION]`.
+    /// Parses `OWNER/NAME[@REVISION]`, naming an embedder.
     pub fn parse(spec: &str) -> Result<Self, Error> {
+        Self::parse_as(spec, HubModelKind::Embedder)
+    }
+
+    /// Parses `OWNER/NAME[@REVISION]`, naming a model of `kind`.
+    pub fn parse_as(spec: &str, kind: HubModelKind) -> Result<Self, Error> {
+        let usage = |message: &str| usage(kind.field(), message);
         let (repo, revision) = spec.split_once('@').unwrap_or((spec, "main"));
         let valid = repo
             .split_once('/')
@@ -83,6 +119,7 @@ impl HubModel {
         Ok(Self {
             repo: repo.to_owned(),
             revision: revision.to_owned(),
+            kind,
         })
     }
 
@@ -159,8 +196,10 @@ impl Hub {
             .ok()
             .filter(|e| !e.is_empty())
             .unwrap_or_else(|| DEFAULT_ENDPOINT.to_owned());
-        let cache =
-            default_cache().ok_or_else(|| usage("no cache directory: set HF_HUB_CACHE or HOME"))?;
+        let cache = default_cache().ok_or_else(|| Error::Validation {
+            field: "HF_HUB_CACHE".to_owned(),
+            message: "no model cache directory: set HF_HUB_CACHE or HOME".to_owned(),
+        })?;
         let offline = std::env::var("HF_HUB_OFFLINE")
             .is_ok_and(|v| matches!(v.to_ascii_uppercase().as_str(), "1" | "ON" | "YES" | "TRUE"));
         Ok(Self::new(endpoint, cache).offline(offline))
@@ -196,10 +235,13 @@ impl Hub {
             }
         }
         if self.offline {
-            return Err(usage(format!(
-                "{}@{} is not in the model cache, and the Hub is offline (HF_HUB_OFFLINE)",
-                model.repo, model.revision
-            )));
+            return Err(usage(
+                model.kind.field(),
+                format!(
+                    "{}@{} is not in the model cache, and the Hub is offline (HF_HUB_OFFLINE)",
+                    model.repo, model.revision
+                ),
+            ));
         }
         self.download(model, &dir)
     }
@@ -210,11 +252,16 @@ impl Hub {
         // the files come from one commit even if the branch moves meanwhile.
         let first = self.fetch(model, &model.revision, "config.json")?;
         let Some(fetched) = first else {
-            return Err(usage(format!(
-                "{}@{} is not a model on the Hub (it has no config.json); a model directory \
-                 goes to --embed-model",
-                model.repo, model.revision
-            )));
+            return Err(usage(
+                model.kind.field(),
+                format!(
+                    "{}@{} is not a model on the Hub (it has no config.json); a model directory \
+                     goes to {}",
+                    model.repo,
+                    model.revision,
+                    model.kind.dir_flag()
+                ),
+            ));
         };
         let commit = fetched
             .commit
@@ -238,15 +285,18 @@ impl Hub {
             fetched.place(&snapshot.join(name))?;
         }
         // The weights last: a snapshot with weights has every other file (see `is_complete`).
-        let files = [
-            "tokenizer.json".to_owned(),
-            format!("{pooling}/config.json"),
-            "model.safetensors".to_owned(),
-        ];
+        let mut files = vec!["tokenizer.json".to_owned()];
+        if model.kind == HubModelKind::Embedder {
+            files.push(format!("{pooling}/config.json"));
+        }
+        files.push("model.safetensors".to_owned());
         for name in &files {
-            let fetched = self
-                .fetch(model, &commit, name)?
-                .ok_or_else(|| usage(format!("{}@{commit} has no {name}", model.repo)))?;
+            let fetched = self.fetch(model, &commit, name)?.ok_or_else(|| {
+                usage(
+                    model.kind.field(),
+                    format!("{}@{commit} has no {name}", model.repo),
+                )
+            })?;
             let path = snapshot.join(name);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
@@ -310,11 +360,15 @@ impl Hub {
                 }
                 404 => return Ok(None),
                 401 | 403 => {
-                    return Err(usage(format!(
-                        "{}@{revision} is not on the Hub, or is private or gated (then \
-                         download it and give its directory to --embed-model)",
-                        model.repo
-                    )));
+                    return Err(usage(
+                        model.kind.field(),
+                        format!(
+                            "{}@{revision} is not on the Hub, or is private or gated (then \
+                             download it and give its directory to {})",
+                            model.repo,
+                            model.kind.dir_flag()
+                        ),
+                    ));
                 }
                 _ => {
                     return Err(Error::embedding(
@@ -418,7 +472,7 @@ fn pooling_dir(modules: &tempfile::NamedTempFile) -> Result<String, Error> {
     let bytes = std::fs::read(modules.path())
         .map_err(|err| Error::storage("cannot read the model cache", err))?;
     let modules: Vec<Module> = serde_json::from_slice(&bytes)
-        .map_err(|_| usage("the model's modules.json is not valid"))?;
+        .map_err(|_| usage("embed-hub-model", "the model's modules.json is not valid"))?;
     let path = modules
         .into_iter()
         .find(|m| m.kind.ends_with("models.Pooling"))
@@ -427,6 +481,7 @@ fn pooling_dir(modules: &tempfile::NamedTempFile) -> Result<String, Error> {
         Ok(path)
     } else {
         Err(usage(
+            "embed-hub-model",
             "the model's modules.json names an unusable pooling directory",
         ))
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::Args;
 use groundkit_core::Error;
 use groundkit_core::retrieval::rerank::Reranker;
-use groundkit_embed::hub::{Hub, HubModel};
+use groundkit_embed::hub::{Hub, HubModel, HubModelKind};
 use groundkit_embed::{CrossEncoder, HttpReranker, HttpRerankerConfig, RerankApi};
 
 use crate::service::{DEFAULT_RERANK_DEPTH, ServiceContext};
@@ -135,7 +135,8 @@ impl RerankArgs {
         } else {
             let dir = match (&self.rerank_model, &self.rerank_hub_model) {
                 (Some(dir), _) => dir.clone(),
-                (None, Some(name)) => Hub::from_env()?.snapshot(&HubModel::parse(name)?)?,
+                (None, Some(name)) => Hub::from_env()?
+                    .snapshot(&HubModel::parse_as(name, HubModelKind::CrossEncoder)?)?,
                 (None, None) => return Ok(None),
             };
             let threads = self.rerank_threads.unwrap_or_else(|| {

@@ -15,29 +15,35 @@ use super::{embed_python, json_output, minilm, model_dir, repo_root};
 const REPO: &str = "groundkit-it/minilm";
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 
-struct HubServer {
+pub(crate) struct HubServer {
     server: Spawned,
 }
 
 impl HubServer {
+    /// The installed all-MiniLM-L6-v2 as [`REPO`] at [`COMMIT`].
     fn start(flags: &[&str]) -> Self {
+        Self::serve(&model_dir(), REPO, flags)
+    }
+
+    /// The model in `dir` as `repo` at [`COMMIT`].
+    pub(crate) fn serve(dir: &Path, repo: &str, flags: &[&str]) -> Self {
         let mut command = Command::new(embed_python());
         command
             .arg(repo_root().join("tests/embed/hub_server.py"))
             .arg("--model-dir")
-            .arg(model_dir())
-            .args(["--repo", REPO, "--commit", COMMIT])
+            .arg(dir)
+            .args(["--repo", repo, "--commit", COMMIT])
             .args(flags);
         Self {
             server: spawn_listening(command),
         }
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.server.port)
     }
 
-    fn requests(&self) -> u64 {
+    pub(crate) fn requests(&self) -> u64 {
         get_json(self.server.port, "/stats")["requests"]
             .as_u64()
             .expect("a count")

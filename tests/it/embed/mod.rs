@@ -5,7 +5,7 @@
 
 mod golden;
 pub(crate) mod http;
-mod hub;
+pub(crate) mod hub;
 pub(crate) mod server;
 
 use std::path::PathBuf;

@@ -279,3 +279,47 @@ async fn an_endpoint_that_goes_away_fails_the_search_on_every_transport_alike() 
         );
     }
 }
+
+#[test]
+fn grk_reranks_with_a_cross_encoder_named_on_the_hub() {
+    let repo = "groundkit-it/tiny-cross-encoder";
+    let hub = crate::embed::hub::HubServer::serve(&tiny_dir(), repo, &[]);
+    let cache = tempfile::tempdir().expect("cache");
+    let fx = crate::service::corpus();
+    let search = |reranker: &[&str]| {
+        let search = [
+            "search",
+            "-c",
+            "papers",
+            "tea chain tests",
+            "--top-k",
+            "3",
+            "--rerank",
+            "--json",
+        ];
+        fx.grk()
+            .env("HF_ENDPOINT", hub.endpoint())
+            .env("HF_HUB_CACHE", cache.path())
+            .env_remove("HF_HUB_OFFLINE")
+            .args([reranker, &search[..]].concat())
+            .output()
+            .expect("run grk")
+    };
+    let named = json_output(search(&["--rerank-hub-model", repo]));
+    let asked = hub.requests();
+    assert!(asked > 0, "the model was downloaded");
+    let tiny = tiny_dir();
+    let local = json_output(search(&["--rerank-model", tiny.to_str().expect("utf-8")]));
+    assert_eq!(named["metadata"]["rerank_model"], repo);
+    for (a, b) in named["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .zip(local["results"].as_array().expect("results"))
+    {
+        assert_eq!(a["chunk_id"], b["chunk_id"]);
+        assert_eq!(a["score"], b["score"], "the same files, the same scores");
+    }
+    json_output(search(&["--rerank-hub-model", repo]));
+    assert_eq!(hub.requests(), asked, "a later run loads from the cache");
+}
