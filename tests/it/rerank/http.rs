@@ -18,6 +18,18 @@ use crate::service::transports::grk;
 
 const SECRET: &str = "secret-provider-detail";
 
+/// The reranked search the command-line tests run, after the reranker's options.
+const SEARCH: [&str; 8] = [
+    "search",
+    "-c",
+    "papers",
+    "tea chain tests",
+    "--top-k",
+    "3",
+    "--rerank",
+    "--json",
+];
+
 /// A running `rerank_server.py` on 127.0.0.1; killed on drop.
 struct RerankServer {
     server: Spawned,
@@ -198,19 +210,7 @@ fn grk_reranks_through_an_endpoint_as_it_does_in_process() {
     let fx = crate::service::corpus();
     let server = RerankServer::start(&["--model-name", "tiny-served"]);
     let url = server.url(RerankApi::Tei);
-    let search = |reranker: &[&str]| {
-        let search = [
-            "search",
-            "-c",
-            "papers",
-            "tea chain tests",
-            "--top-k",
-            "3",
-            "--rerank",
-            "--json",
-        ];
-        grk(&fx, &[reranker, &search[..]].concat())
-    };
+    let search = |reranker: &[&str]| grk(&fx, &[reranker, &SEARCH[..]].concat());
     let endpoint = [
         "--rerank-url",
         &url,
@@ -287,21 +287,11 @@ fn grk_reranks_with_a_cross_encoder_named_on_the_hub() {
     let cache = tempfile::tempdir().expect("cache");
     let fx = crate::service::corpus();
     let search = |reranker: &[&str]| {
-        let search = [
-            "search",
-            "-c",
-            "papers",
-            "tea chain tests",
-            "--top-k",
-            "3",
-            "--rerank",
-            "--json",
-        ];
         fx.grk()
             .env("HF_ENDPOINT", hub.endpoint())
             .env("HF_HUB_CACHE", cache.path())
             .env_remove("HF_HUB_OFFLINE")
-            .args([reranker, &search[..]].concat())
+            .args([reranker, &SEARCH[..]].concat())
             .output()
             .expect("run grk")
     };
