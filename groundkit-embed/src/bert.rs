@@ -1,5 +1,7 @@
 //! The BERT encoder's forward pass on the CPU: weights from a safetensors file, token ids in,
-//! one hidden state per token out.
+//! one hidden state per token out; and the sequence-classification head of cross-encoders.
+//! RoBERTa-family checkpoints (`roberta.` tensors, positions after the padding id) run on the
+//! same encoder.
 //!
 //! Sequences are packed, never padded: the dense layers run once over the tokens of every
 //! sequence in a batch, one after another, and attention runs per sequence and head over that
@@ -28,6 +30,33 @@ pub(crate) struct BertConfig {
     pub(crate) hidden_act: String,
     #[serde(default = "default_position_type")]
     pub(crate) position_embedding_type: String,
+    /// `bert`, or `roberta` / `xlm-roberta`, whose positions start after the padding id.
+    #[serde(default)]
+    pub(crate) model_type: String,
+    #[serde(default)]
+    pub(crate) pad_token_id: Option<usize>,
+}
+
+impl BertConfig {
+    /// Whether this is a RoBERTa-family model (`roberta`, `xlm-roberta`, `camembert`): the same
+    /// encoder, with positions counted from the padding id + 1 and its tensors under
+    /// `roberta.`.
+    pub(crate) fn is_roberta(&self) -> bool {
+        matches!(
+            self.model_type.as_str(),
+            "roberta" | "xlm-roberta" | "camembert"
+        )
+    }
+
+    /// The position-embedding row of a sequence's first token: 0 for BERT, the padding id + 1
+    /// for RoBERTa (which numbers real tokens after the padding position).
+    fn position_offset(&self) -> usize {
+        if self.is_roberta() {
+            self.pad_token_id.unwrap_or(1) + 1
+        } else {
+            0
+        }
+    }
 }
 
 fn default_type_vocab() -> usize {
@@ -215,11 +244,13 @@ impl Bert {
         }
         let st = SafeTensors::deserialize(weights)
             .map_err(|err| format!("the weights are not a safetensors file: {err}"))?;
-        let prefix = if st.tensor("bert.embeddings.word_embeddings.weight").is_ok() {
-            "bert."
-        } else {
-            ""
-        };
+        let prefix = ["bert.", "roberta."]
+            .into_iter()
+            .find(|p| {
+                st.tensor(&format!("{p}embeddings.word_embeddings.weight"))
+                    .is_ok()
+            })
+            .unwrap_or("");
         let t = Tensors { st, prefix };
         let word_view =
             t.st.tensor(&format!("{prefix}embeddings.word_embeddings.weight"))
@@ -278,7 +309,9 @@ impl Bert {
 
     /// The longest sequence the position embeddings cover.
     pub(crate) fn max_positions(&self) -> usize {
-        self.config.max_position_embeddings
+        self.config
+            .max_position_embeddings
+            .saturating_sub(self.config.position_offset())
     }
 
     /// The last hidden state of every token of every sequence, packed: the rows of sequence `i`
@@ -288,7 +321,8 @@ impl Bert {
     pub(crate) fn forward(&self, sequences: &[Sequence<'_>], threads: usize) -> Vec<f32> {
         let h = self.config.hidden_size;
         let eps = self.config.layer_norm_eps;
-        let spans = spans(sequences, self.config.max_position_embeddings);
+        let spans = spans(sequences, self.max_positions());
+        let offset = self.config.position_offset();
         let rows = spans.last().map_or(0, |&(start, len)| start + len);
         let mut x = vec![0.0f32; rows * h];
         let types = self.config.type_vocab_size.max(1);
@@ -301,7 +335,8 @@ impl Bert {
                     .map_or(0, |&t| (t as usize).min(types - 1));
                 let row = &mut x[(start + pos) * h..(start + pos + 1) * h];
                 let word = &self.word[id * h..(id + 1) * h];
-                let position = &self.position[pos * h..(pos + 1) * h];
+                let at = pos + offset;
+                let position = &self.position[at * h..(at + 1) * h];
                 let token_type = &self.token_type[kind * h..(kind + 1) * h];
                 for (((out, w), p), t) in row.iter_mut().zip(word).zip(position).zip(token_type) {
                     *out = w + p + t;
@@ -464,32 +499,42 @@ impl Head<'_> {
     }
 }
 
-/// The sequence-classification head of `transformers`' `BertForSequenceClassification`: the
-/// pooler (a dense layer and `tanh` on the first token's state) and a linear classifier.
+/// The sequence-classification head of `transformers`' `BertForSequenceClassification` and
+/// `XLMRobertaForSequenceClassification`: a dense layer and `tanh` on the first token's state
+/// (BERT's pooler, RoBERTa's `classifier.dense`), then a linear layer to the labels (BERT's
+/// `classifier`, RoBERTa's `classifier.out_proj`).
 pub(crate) struct ClassifierHead {
     pooler: Linear,
     classifier: Linear,
 }
 
 impl ClassifierHead {
-    /// Loads `bert.pooler.dense` (or `pooler.dense`) and `classifier` for `labels` outputs.
+    /// Loads the head for `labels` outputs, named as `config`'s family names it.
     pub(crate) fn load(
         config: &BertConfig,
         weights: &[u8],
         labels: usize,
     ) -> Result<Self, LoadError> {
         let h = config.hidden_size;
-        let st = SafeTensors::deserialize(weights)
-            .map_err(|err| format!("the weights are not a safetensors file: {err}"))?;
-        let prefix = if st.tensor("bert.pooler.dense.weight").is_ok() {
-            "bert."
-        } else {
-            ""
+        let tensors = |prefix| {
+            SafeTensors::deserialize(weights)
+                .map(|st| Tensors { st, prefix })
+                .map_err(|err| format!("the weights are not a safetensors file: {err}"))
         };
-        let pooler = Tensors { st, prefix }.linear("pooler.dense", h, h)?;
-        let st = SafeTensors::deserialize(weights)
-            .map_err(|err| format!("the weights are not a safetensors file: {err}"))?;
-        let classifier = Tensors { st, prefix: "" }.linear("classifier", labels, h)?;
+        if config.is_roberta() {
+            let t = tensors("classifier.")?;
+            return Ok(Self {
+                pooler: t.linear("dense", h, h)?,
+                classifier: t.linear("out_proj", labels, h)?,
+            });
+        }
+        let bert = tensors("bert.")?;
+        let pooler = if bert.st.tensor("bert.pooler.dense.weight").is_ok() {
+            bert.linear("pooler.dense", h, h)?
+        } else {
+            tensors("")?.linear("pooler.dense", h, h)?
+        };
+        let classifier = tensors("")?.linear("classifier", labels, h)?;
         Ok(Self { pooler, classifier })
     }
 

@@ -1,11 +1,13 @@
-//! The in-process reranker: a cross-encoder of the BERT family (ms-marco-MiniLM-L-6-v2,
-//! bge-reranker-base and the like: `BertForSequenceClassification` with one label), loaded from
+//! The in-process reranker: a cross-encoder with one label, of the BERT family
+//! (`BertForSequenceClassification`: ms-marco-MiniLM-L-6-v2 and the like) or the RoBERTa family
+//! (`XLMRobertaForSequenceClassification`: bge-reranker-base, bge-reranker-v2-m3), loaded from
 //! its directory in the layout `transformers` saves (`config.json`, `tokenizer.json`,
 //! `model.safetensors`, optionally `tokenizer_config.json`) and run on the same encoder as the
 //! embedder.
 //!
-//! A query and a passage are one sequence, `[CLS] query [SEP] passage [SEP]`, with the passage
-//! in segment 1. What does not fit the model's length is cut from the passage, never the query,
+//! A query and a passage are one sequence as the model's own tokenizer file joins them
+//! (`[CLS] query [SEP] passage [SEP]` with the passage in segment 1 for BERT,
+//! `<s> query </s></s> passage </s>` for RoBERTa). What does not fit the model's length is cut from the passage, never the query,
 //! as these models were trained; only a query too long to leave the passage any room is cut too
 //! (longest first). The score is the classifier's single logit.
 
@@ -22,6 +24,13 @@ use groundkit_core::retrieval::rerank::Reranker;
 use crate::batch;
 use crate::bert::{Bert, BertConfig, ClassifierHead, Sequence};
 use crate::model_dir::ModelDir;
+
+/// The `transformers` architectures this loader runs.
+const ARCHITECTURES: [&str; 3] = [
+    "BertForSequenceClassification",
+    "XLMRobertaForSequenceClassification",
+    "RobertaForSequenceClassification",
+];
 
 /// What `config.json` says about the head.
 #[derive(Deserialize)]
@@ -72,11 +81,12 @@ impl CrossEncoder {
         if !head
             .architectures
             .iter()
-            .any(|a| a == "BertForSequenceClassification")
+            .any(|a| ARCHITECTURES.contains(&a.as_str()))
         {
-            return Err(files.invalid(
-                "not a cross-encoder: config.json's architectures do not name BertForSequenceClassification",
-            ));
+            return Err(files.invalid(format_args!(
+                "not a cross-encoder this build runs: config.json's architectures name none of {}",
+                ARCHITECTURES.join(", ")
+            )));
         }
         let labels = head.num_labels.unwrap_or(if head.id2label.is_empty() {
             1
@@ -89,7 +99,10 @@ impl CrossEncoder {
             )));
         }
         let limits: TokenizerConfig = files.read_optional_json("tokenizer_config.json")?;
-        let positions = config.max_position_embeddings;
+        let weights = files.read("model.safetensors")?;
+        let head = ClassifierHead::load(&config, &weights, 1).map_err(|m| files.invalid(m))?;
+        let bert = Bert::load(config, &weights).map_err(|m| files.invalid(m))?;
+        let positions = bert.max_positions();
         let max_tokens = limits
             .model_max_length
             .filter(|n| n.is_finite() && *n >= 4.0 && *n <= positions as f64)
@@ -110,9 +123,6 @@ impl CrossEncoder {
         };
         let passage_first = tokenizer(TruncationStrategy::OnlySecond)?;
         let longest_first = tokenizer(TruncationStrategy::LongestFirst)?;
-        let weights = files.read("model.safetensors")?;
-        let head = ClassifierHead::load(&config, &weights, 1).map_err(|m| files.invalid(m))?;
-        let bert = Bert::load(config, &weights).map_err(|m| files.invalid(m))?;
         Ok(Self {
             bert,
             head,

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
-"""Make the tiny cross-encoder fixture and its golden logits (run once; the output is committed).
+"""Make a tiny cross-encoder fixture and its golden logits (run once; the output is committed).
 
-    python tests/rerank/make_fixture.py OUT_DIR GOLDEN_JSON
+    python tests/rerank/make_fixture.py bert OUT_DIR GOLDEN_JSON
+    python tests/rerank/make_fixture.py xlm-roberta OUT_DIR GOLDEN_JSON
 
 Needs torch and transformers (bench/.venv-st has both). Writes, into OUT_DIR, a randomly
-initialised BertForSequenceClassification with one label (2 layers, hidden size 32, 4 heads,
-64 positions) and its WordPiece tokenizer, in the standard layout `save_pretrained` produces
-(config.json, model.safetensors, tokenizer.json, vocab.txt, ...). The vocabulary is every
-lowercase letter and digit, alone and as a `##` continuation, plus common English words, so any
-ASCII text tokenizes without [UNK].
+initialised model with one label (2 layers, hidden size 32, 4 heads, 64 tokens) and its
+tokenizer, in the standard layout `save_pretrained` produces (config.json, model.safetensors,
+tokenizer.json, ...):
+
+- `bert`: BertForSequenceClassification (the family of ms-marco-MiniLM-L-6-v2) with a WordPiece
+  tokenizer. The vocabulary is every lowercase letter and digit, alone and as a `##`
+  continuation, plus common English words, so any ASCII text tokenizes without [UNK].
+- `xlm-roberta`: XLMRobertaForSequenceClassification (the family of bge-reranker-base and
+  bge-reranker-v2-m3) with a Unigram tokenizer over the same words and characters, pairs as
+  `<s> A </s></s> B </s>`, positions counted from the padding id + 1 as RoBERTa does.
 
 GOLDEN_JSON gets the logits `transformers` computes for a few dozen (query, passage) pairs,
 tokenized the way groundkit tokenizes them: the passage is truncated to fit the 64 positions
@@ -21,7 +27,10 @@ import sys
 from pathlib import Path
 
 import torch
-from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+from transformers import (BertConfig, BertForSequenceClassification, BertTokenizerFast,
+                          PreTrainedTokenizerFast, XLMRobertaConfig,
+                          XLMRobertaForSequenceClassification)
 
 MAX_POSITIONS = 64
 WORDS = """the of and to in is that for it as was with be by on not he this are or his from at
@@ -73,21 +82,50 @@ def tokenize(tokenizer, query, passage):
         return tokenizer(query, passage, truncation="longest_first", **kwargs)
 
 
-def main(out_dir: Path, golden: Path):
-    out_dir.mkdir(parents=True, exist_ok=True)
-    vocab_file = out_dir / "vocab.txt"
-    vocab_file.write_text("\n".join(vocabulary()) + "\n", encoding="utf-8")
+def bert(out_dir: Path):
     vocab = {token: i for i, token in enumerate(vocabulary())}
     tokenizer = BertTokenizerFast(vocab=vocab, do_lower_case=True, model_max_length=MAX_POSITIONS)
     if tokenizer.backend_tokenizer.get_vocab_size() != len(vocab):
         sys.exit("the tokenizer did not take the vocabulary")
-    torch.manual_seed(20261203)
-    config = BertConfig(vocab_size=len(vocabulary()), hidden_size=32, num_hidden_layers=2,
+    (out_dir / "vocab.txt").write_text("\n".join(vocabulary()) + "\n", encoding="utf-8")
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
                         num_attention_heads=4, intermediate_size=64,
                         max_position_embeddings=MAX_POSITIONS, type_vocab_size=2,
                         num_labels=1, initializer_range=0.2,
                         architectures=["BertForSequenceClassification"])
-    model = BertForSequenceClassification(config).eval()
+    return tokenizer, BertForSequenceClassification(config)
+
+
+def xlm_roberta(out_dir: Path):
+    special = ["<s>", "<pad>", "</s>", "<unk>"]
+    chars = list(string.ascii_lowercase + string.digits) + list(".,;:!?'\"()-/%")
+    words = sorted(set(WORDS) - set(chars))
+    pieces = ([(t, 0.0) for t in special] + [("\u2581" + w, -2.0) for w in words]
+              + [("\u2581", -3.0)] + [(c, -5.0) for c in chars])
+    backend = Tokenizer(models.Unigram(pieces, unk_id=3))
+    backend.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    backend.pre_tokenizer = pre_tokenizers.Metaspace()
+    backend.decoder = decoders.Metaspace()
+    backend.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", 0), ("</s>", 2)])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, bos_token="<s>", eos_token="</s>", sep_token="</s>",
+        cls_token="<s>", unk_token="<unk>", pad_token="<pad>", model_max_length=MAX_POSITIONS)
+    config = XLMRobertaConfig(vocab_size=len(pieces), hidden_size=32, num_hidden_layers=2,
+                              num_attention_heads=4, intermediate_size=64,
+                              max_position_embeddings=MAX_POSITIONS + 2, type_vocab_size=1,
+                              pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                              layer_norm_eps=1e-5, num_labels=1, initializer_range=0.2,
+                              architectures=["XLMRobertaForSequenceClassification"])
+    return tokenizer, XLMRobertaForSequenceClassification(config)
+
+
+def main(kind: str, out_dir: Path, golden: Path):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(20261203)
+    tokenizer, model = {"bert": bert, "xlm-roberta": xlm_roberta}[kind](out_dir)
+    model = model.eval()
     model.save_pretrained(out_dir, safe_serialization=True)
     tokenizer.save_pretrained(out_dir)
 
@@ -96,9 +134,11 @@ def main(out_dir: Path, golden: Path):
         for query, passage in pairs():
             enc = tokenize(tokenizer, query, passage)
             logit = model(**enc).logits[0, 0].item()
+            ids = enc["input_ids"][0].tolist()
+            # The query's tokens: between the first token and the first separator.
+            query_tokens = ids.index(tokenizer.sep_token_id) - 1
             rows.append({"query": query, "passage": passage, "logit": logit,
-                         "tokens": int(enc["input_ids"].shape[1]),
-                         "query_tokens": int((enc["token_type_ids"][0] == 0).sum()) - 2})
+                         "tokens": len(ids), "query_tokens": query_tokens})
     golden.write_text(json.dumps({"max_positions": MAX_POSITIONS, "pairs": rows}, indent=1) + "\n",
                       encoding="utf-8")
     spread = max(r["logit"] for r in rows) - min(r["logit"] for r in rows)
@@ -106,4 +146,4 @@ def main(out_dir: Path, golden: Path):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]))

@@ -1,12 +1,17 @@
-//! The in-process cross-encoder reproduces `transformers`' `BertForSequenceClassification`:
-//! golden logits for 27 (query, passage) pairs, made once by `tests/rerank/make_fixture.py` and
-//! committed as `tests/fixtures/rerank/tiny-cross-encoder.golden.json`.
+//! The in-process cross-encoder reproduces `transformers`' `BertForSequenceClassification` and
+//! `XLMRobertaForSequenceClassification`: golden logits for 27 (query, passage) pairs per model,
+//! made once by `tests/rerank/make_fixture.py` and committed beside the models in
+//! `tests/fixtures/rerank/`.
+
+use std::sync::Arc;
 
 use groundkit_core::retrieval::rerank::{Reranker, rerank};
 use groundkit_core::retrieval::{Citation, RetrievalResult, SourceClass};
 use serde::Deserialize;
 
-use super::{tiny, tiny_dir};
+use groundkit_embed::CrossEncoder;
+
+use super::{tiny, tiny_dir, tiny_xlm_roberta};
 use crate::embed::repo_root;
 
 #[derive(Deserialize)]
@@ -24,20 +29,50 @@ struct Pair {
     query_tokens: usize,
 }
 
-fn golden() -> Golden {
-    let path = repo_root().join("tests/fixtures/rerank/tiny-cross-encoder.golden.json");
+fn golden_of(name: &str) -> Golden {
+    let path = repo_root().join(format!("tests/fixtures/rerank/{name}.golden.json"));
     serde_json::from_slice(&std::fs::read(path).expect("golden fixture")).expect("golden json")
+}
+
+fn golden() -> Golden {
+    golden_of("tiny-cross-encoder")
+}
+
+/// Each committed model, its name and its golden logits.
+fn models() -> [(&'static str, Arc<CrossEncoder>, Golden); 2] {
+    [
+        ("bert", tiny(), golden()),
+        (
+            "xlm-roberta",
+            tiny_xlm_roberta(),
+            golden_of("tiny-xlm-roberta"),
+        ),
+    ]
+}
+
+/// The query's tokens in a pair's ids: those before the first separator (which is also the
+/// pair's last token), after the first token.
+fn query_tokens(ids: &[u32]) -> usize {
+    let separator = ids.last().expect("a separator");
+    ids.iter()
+        .position(|id| id == separator)
+        .expect("separator")
+        - 1
 }
 
 #[test]
 fn every_pair_scores_as_transformers_scores_it() {
-    let golden = golden();
-    let model = tiny();
+    for (name, model, golden) in models() {
+        every_pair_scores(name, &model, &golden);
+    }
+}
+
+fn every_pair_scores(name: &str, model: &CrossEncoder, golden: &Golden) {
     for pair in &golden.pairs {
         let got = model.score(&pair.query, &[&pair.passage]).expect("score");
         assert!(
             (got[0] - pair.logit).abs() <= 1e-4,
-            "{} / {}: {} against {}",
+            "{name}: {} / {}: {} against {}",
             pair.query,
             pair.passage,
             got[0],
@@ -48,40 +83,48 @@ fn every_pair_scores_as_transformers_scores_it() {
 
 #[test]
 fn the_passage_loses_tokens_not_the_query() {
-    let golden = golden();
-    let model = tiny();
-    assert_eq!(model.max_tokens(), golden.max_positions);
-    let mut truncated = 0;
-    for pair in &golden.pairs {
-        let (ids, types) = model
-            .pair_tokens(&pair.query, &pair.passage)
-            .expect("tokens");
-        assert_eq!(ids.len(), pair.tokens, "{} / {}", pair.query, pair.passage);
-        // [CLS] query [SEP] are segment 0.
-        let query_tokens = types.iter().filter(|&&t| t == 0).count() - 2;
-        assert_eq!(query_tokens, pair.query_tokens, "{}", pair.query);
-        if ids.len() == golden.max_positions {
-            truncated += 1;
+    for (name, model, golden) in models() {
+        assert_eq!(model.max_tokens(), golden.max_positions, "{name}");
+        let mut truncated = 0;
+        for pair in &golden.pairs {
+            let (ids, _) = model
+                .pair_tokens(&pair.query, &pair.passage)
+                .expect("tokens");
+            let at = format!("{name}: {} / {}", pair.query, pair.passage);
+            assert_eq!(ids.len(), pair.tokens, "{at}");
+            assert_eq!(query_tokens(&ids), pair.query_tokens, "{at}");
+            if ids.len() == golden.max_positions {
+                truncated += 1;
+            }
         }
+        assert!(truncated >= 4, "{name}: the fixture exercises truncation");
+        // A long passage keeps the whole query.
+        let long = "jet lag travel light ".repeat(40);
+        let query = "what helps with jet lag";
+        let (ids, _) = model.pair_tokens(query, &long).expect("tokens");
+        assert_eq!(ids.len(), golden.max_positions, "{name}");
+        let (alone, _) = model.pair_tokens(query, "x").expect("tokens");
+        assert_eq!(
+            query_tokens(&ids),
+            query_tokens(&alone),
+            "{name}: every query token survives"
+        );
     }
-    assert!(truncated >= 4, "the fixture exercises truncation");
-    // A long passage keeps the whole query.
-    let long = "jet lag travel light ".repeat(40);
-    let query = "what helps with jet lag";
-    let (ids, types) = model.pair_tokens(query, &long).expect("tokens");
-    assert_eq!(ids.len(), golden.max_positions);
-    let (alone, _) = model.pair_tokens(query, "x").expect("tokens");
-    assert_eq!(
-        types.iter().filter(|&&t| t == 0).count(),
-        alone.len() - 2,
-        "every query token survives"
-    );
+    // BERT marks the passage as segment 1.
+    let (_, types) = tiny()
+        .pair_tokens("bone cancer", "light travel")
+        .expect("tokens");
+    assert_eq!(types, [0, 0, 0, 0, 1, 1, 1]);
 }
 
 #[test]
 fn a_batch_scores_each_passage_as_it_scores_alone() {
-    let golden = golden();
-    let model = tiny();
+    for (_, model, golden) in models() {
+        batch_scores_as_alone(&model, &golden);
+    }
+}
+
+fn batch_scores_as_alone(model: &CrossEncoder, golden: &Golden) {
     let query = &golden.pairs[0].query;
     let passages: Vec<&str> = golden
         .pairs
@@ -151,7 +194,7 @@ fn rerank_orders_by_the_models_scores_and_keeps_top_k() {
 
 #[test]
 fn a_model_without_a_classification_head_is_refused() {
-    let err = groundkit_embed::CrossEncoder::load(&crate::embed::model_dir(), 1)
+    let err = CrossEncoder::load(&crate::embed::model_dir(), 1)
         .expect_err("an embedding model is not a cross-encoder");
     assert_eq!(err.kind(), "validation_error");
     assert!(
@@ -159,6 +202,6 @@ fn a_model_without_a_classification_head_is_refused() {
         "{err}"
     );
     let missing = tiny_dir().join("absent");
-    let err = groundkit_embed::CrossEncoder::load(&missing, 1).expect_err("no directory");
+    let err = CrossEncoder::load(&missing, 1).expect_err("no directory");
     assert_eq!(err.kind(), "validation_error");
 }

@@ -25,3 +25,14 @@ pub(crate) fn tiny() -> Arc<CrossEncoder> {
         })
         .clone()
 }
+
+/// The committed tiny XLM-RoBERTa cross-encoder (the family of bge-reranker-base).
+pub(crate) fn tiny_xlm_roberta() -> Arc<CrossEncoder> {
+    static MODEL: OnceLock<Arc<CrossEncoder>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let dir = repo_root().join("tests/fixtures/rerank/tiny-xlm-roberta");
+            Arc::new(CrossEncoder::load(&dir, 2).expect("load the tiny XLM-RoBERTa cross-encoder"))
+        })
+        .clone()
+}
