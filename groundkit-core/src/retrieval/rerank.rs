@@ -64,3 +64,68 @@ pub fn rerank(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieval::model::{Citation, SourceClass};
+
+    /// Answers with the scores it was built with, whatever it is asked.
+    struct Fixed(Vec<f32>);
+
+    impl Reranker for Fixed {
+        fn model(&self) -> &str {
+            "fixed"
+        }
+        fn score(&self, _query: &str, _passages: &[&str]) -> Result<Vec<f32>, Error> {
+            Ok(self.0.clone())
+        }
+    }
+
+    fn results(n: usize) -> Vec<RetrievalResult> {
+        (0..n)
+            .map(|i| RetrievalResult {
+                chunk_id: format!("c{i}"),
+                document_id: format!("d{i}"),
+                score: 10.0 - i as f32,
+                rank: i as u32 + 1,
+                content: format!("passage {i}"),
+                citation: Citation {
+                    document_id: format!("d{i}"),
+                    chunk_id: format!("c{i}"),
+                    source: format!("d{i}.txt"),
+                    source_class: SourceClass::Text,
+                    extractor: None,
+                    start_offset: 0,
+                    end_offset: 9,
+                },
+            })
+            .collect()
+    }
+
+    fn ids(results: &[RetrievalResult]) -> Vec<&str> {
+        results.iter().map(|r| r.chunk_id.as_str()).collect()
+    }
+
+    #[test]
+    fn best_score_first_ties_keep_their_order_and_top_k_cuts() {
+        let got = rerank(&Fixed(vec![0.1, 0.9, 0.5, 0.9]), "q", results(4), 3).expect("rerank");
+        assert_eq!(ids(&got), ["c1", "c3", "c2"]);
+        assert_eq!(got.iter().map(|r| r.rank).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(
+            got.iter().map(|r| r.score).collect::<Vec<_>>(),
+            [0.9, 0.9, 0.5]
+        );
+    }
+
+    #[test]
+    fn a_wrong_number_of_scores_or_a_non_number_is_an_error() {
+        for scores in [vec![1.0], vec![1.0, 2.0, 3.0], vec![1.0, f32::NAN]] {
+            let err = rerank(&Fixed(scores.clone()), "q", results(2), 2).expect_err("refused");
+            assert_eq!(err.kind(), "rerank_error", "{scores:?}");
+        }
+        // Nothing to score: the reranker is not asked.
+        let none = rerank(&Fixed(vec![1.0]), "q", Vec::new(), 2).expect("empty");
+        assert!(none.is_empty());
+    }
+}
