@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Search over MCP Streamable HTTP, groundkit against the official Rust MCP SDK: `grk serve`
+# and bench/peer-rmcp (rmcp 3.11 + tantivy 0.27, the same corpus, a `search` tool returning the
+# top-10 documents with their text) side by side on SciFact, driven by the same load generator
+# (`examples/load`, tools/call over one keep-alive connection per client, SciFact test queries),
+# at 1 and 32 clients, rounds interleaved. Prints one JSON line per run, then medians and ratios.
+#
+#   bench/mcp_compare.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
+#
+# The load generator runs on the same 2 cores as the servers, as in the issue's measurements.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=$(cd "${1:-../shared/data}/scifact" && pwd)
+seconds=${2:-5}
+rounds=${3:-3}
+
+cargo build --release --locked -q -p groundkit-server --bin grk --example load
+(cd bench/peer-rmcp && cargo build --release --locked -q)
+grk=target/release/grk
+load=target/release/examples/load
+peer=bench/peer-rmcp/target/release/peer-rmcp
+
+work=$(mktemp -d)
+trap 'kill ${ours:-} ${theirs:-} 2>/dev/null || true; rm -rf "$work"' EXIT
+"$grk" --index-dir "$work/index" --base-dir "$data" ingest --collection scifact --format beir \
+    "$data/corpus.jsonl" >/dev/null
+
+wait_for() { # wait_for PORT
+    for _ in $(seq 300); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "nothing listens on $1" >&2
+    return 1
+}
+our_port=$((20000 + RANDOM % 10000))
+their_port=$((30000 + RANDOM % 10000))
+GROUNDKIT_LOG=warn "$grk" --index-dir "$work/index" --base-dir "$data" serve --port "$our_port" &
+ours=$!
+"$peer" "$data/corpus.jsonl" "$their_port" >/dev/null &
+theirs=$!
+wait_for "$our_port" && wait_for "$their_port"
+
+run() { # run NAME PORT PID CONCURRENCY SECONDS
+    "$load" --addr "127.0.0.1:$2" --pid "$3" --collection scifact --queries "$data/queries.jsonl" \
+        --transport mcp --op search --concurrency "$4" --seconds "$5" \
+        | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["server"]=sys.argv[1]; print(json.dumps(r))' "$1"
+}
+run groundkit "$our_port" "$ours" 4 2 >/dev/null && run rmcp "$their_port" "$theirs" 4 2 >/dev/null
+
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+results="$work/results.jsonl"
+for _ in $(seq "$rounds"); do
+    for concurrency in 1 32; do
+        run groundkit "$our_port" "$ours" "$concurrency" "$seconds" | tee -a "$results"
+        run rmcp "$their_port" "$theirs" "$concurrency" "$seconds" | tee -a "$results"
+    done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$results" <<'SUMMARY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+med = lambda runs, key: statistics.median(r[key] for r in runs)
+print("medians (search over MCP Streamable HTTP, SciFact test queries, top-10 with content):")
+for conc in (1, 32):
+    cells = {s: [r for r in rows if r["server"] == s and r["concurrency"] == conc] for s in ("groundkit", "rmcp")}
+    for server, runs in cells.items():
+        print(f"  c={conc:<2} {server:9}  {med(runs, 'requests_per_second'):8.0f} req/s  "
+              f"p50 {med(runs, 'p50_ms'):6.2f} ms  p99 {med(runs, 'p99_ms'):6.2f} ms  "
+              f"cpu {med(runs, 'server_cpu_us_per_request'):5.0f} us/req  "
+              f"peak rss {max(r['server_peak_rss_mib'] for r in runs):6.1f} MiB")
+    g, p = cells["groundkit"], cells["rmcp"]
+    print(f"  c={conc:<2} groundkit / rmcp: requests/s {med(g, 'requests_per_second') / med(p, 'requests_per_second'):.2f}x, "
+          f"server CPU per request {med(g, 'server_cpu_us_per_request') / med(p, 'server_cpu_us_per_request'):.2f}x")
+SUMMARY
