@@ -9,7 +9,8 @@
 //!     --concurrency 32 --seconds 10
 //! ```
 //!
-//! `--mode lexical|dense|hybrid` and `--rerank` shape the searches. `bench/load.sh` runs the
+//! `--mode lexical|dense|hybrid` and `--rerank` shape the searches; `--op greet` calls the hello
+//! example's trivial tool instead (no `--queries` needed). `bench/load.sh` runs the
 //! whole matrix on SciFact, `bench/rerank_latency.sh` the reranked searches. Each client thread
 //! keeps one HTTP/1.1 connection alive and sends its next request as soon as the previous answer
 //! is read.
@@ -32,6 +33,8 @@ enum Transport {
 enum Op {
     Search,
     Fetch,
+    /// The hello example's trivial `greet` tool (`GET /greetings/en/Ada` over REST).
+    Greet,
 }
 
 struct Config {
@@ -96,6 +99,7 @@ fn parse_args() -> Result<Config, String> {
                 config.op = match value()?.as_str() {
                     "search" => Op::Search,
                     "fetch" => Op::Fetch,
+                    "greet" => Op::Greet,
                     other => return Err(format!("unknown op {other}")),
                 }
             }
@@ -110,6 +114,9 @@ fn parse_args() -> Result<Config, String> {
             "--rerank" => config.rerank = true,
             other => return Err(format!("unknown flag {other}")),
         }
+    }
+    if config.op == Op::Greet {
+        return Ok(config);
     }
     let path = queries_path.ok_or("--queries (BEIR queries.jsonl) is required")?;
     let text =
@@ -387,6 +394,7 @@ fn run(config: &Config) -> Result<(), String> {
     let (tool, method) = match config.op {
         Op::Search => ("search", "POST"),
         Op::Fetch => ("fetch_chunk", "GET"),
+        Op::Greet => ("greet", "GET"),
     };
     // Fetches need real chunk ids: take them from a first pass of searches.
     let chunk_ids: Arc<Vec<String>> = Arc::new(if config.op == Op::Fetch {
@@ -456,6 +464,14 @@ fn run(config: &Config) -> Result<(), String> {
                                 method,
                                 &path,
                                 json!({"collection": collection, "chunk_id": chunk}),
+                            )?;
+                        }
+                        Op::Greet => {
+                            client.call(
+                                tool,
+                                method,
+                                "/greetings/en/Ada",
+                                json!({"language": "en", "name": "Ada"}),
                             )?;
                         }
                     }

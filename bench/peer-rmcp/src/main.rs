@@ -4,7 +4,8 @@
 //!
 //! Indexes a BEIR corpus (title and text of each document, tantivy's `en_stem` analyser, BM25)
 //! in memory, then serves `search` (top-k documents with their text, as structured content) and
-//! `echo` over Streamable HTTP at `/mcp`, in rmcp's default stateful mode.
+//! `greet` (the trivial tool of groundkit's hello example, same arguments and answer) over
+//! Streamable HTTP at `/mcp`, in rmcp's default stateful mode.
 
 use std::sync::Arc;
 
@@ -44,8 +45,24 @@ struct SearchResponse {
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-struct EchoRequest {
-    text: String,
+struct GreetRequest {
+    /// ISO 639-1 code of the language to greet in.
+    language: String,
+    /// Who to greet.
+    name: String,
+}
+
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+struct Language {
+    code: String,
+    name: String,
+    greeting_word: String,
+}
+
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+struct Greeting {
+    message: String,
+    language: Language,
 }
 
 struct Engine {
@@ -96,9 +113,22 @@ impl Peer {
         Ok(Json(SearchResponse { results }))
     }
 
-    #[tool(description = "Return the text it is given")]
-    fn echo(&self, Parameters(EchoRequest { text }): Parameters<EchoRequest>) -> String {
-        text
+    #[tool(description = "Greet someone by name (English only)")]
+    fn greet(
+        &self,
+        Parameters(GreetRequest { language, name }): Parameters<GreetRequest>,
+    ) -> Result<Json<Greeting>, String> {
+        if language != "en" {
+            return Err(format!("no language {language}"));
+        }
+        Ok(Json(Greeting {
+            message: format!("Hello, {name}!"),
+            language: Language {
+                code: language,
+                name: "English".to_owned(),
+                greeting_word: "Hello".to_owned(),
+            },
+        }))
     }
 }
 
