@@ -77,8 +77,8 @@ impl CrossEncoder {
         let files = ModelDir::new(dir, "rerank-model");
         let config_bytes = files.read("config.json")?;
         let config: BertConfig = files.parse_json("config.json", &config_bytes)?;
-        let head: HeadConfig = files.parse_json("config.json", &config_bytes)?;
-        if !head
+        let head_config: HeadConfig = files.parse_json("config.json", &config_bytes)?;
+        if !head_config
             .architectures
             .iter()
             .any(|a| ARCHITECTURES.contains(&a.as_str()))
@@ -88,11 +88,12 @@ impl CrossEncoder {
                 ARCHITECTURES.join(", ")
             )));
         }
-        let labels = head.num_labels.unwrap_or(if head.id2label.is_empty() {
-            1
-        } else {
-            head.id2label.len()
-        });
+        let labels = head_config
+            .num_labels
+            .unwrap_or(match head_config.id2label.len() {
+                0 => 1,
+                n => n,
+            });
         if labels != 1 {
             return Err(files.invalid(format_args!(
                 "the classifier has {labels} labels; a reranker gives one relevance score (1 label)"
@@ -107,8 +108,10 @@ impl CrossEncoder {
             .model_max_length
             .filter(|n| n.is_finite() && *n >= 4.0 && *n <= positions as f64)
             .map_or(positions, |n| n as usize);
+        // Read once; the two tokenizers (one per truncation strategy) parse the same bytes.
+        let tokenizer_bytes = files.read("tokenizer.json")?;
         let tokenizer = |strategy| {
-            let mut tokenizer = Tokenizer::from_bytes(files.read("tokenizer.json")?)
+            let mut tokenizer = Tokenizer::from_bytes(&tokenizer_bytes)
                 .map_err(|err| files.invalid(format_args!("tokenizer.json is not valid: {err}")))?;
             tokenizer
                 .with_truncation(Some(TruncationParams {
