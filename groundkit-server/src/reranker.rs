@@ -38,9 +38,9 @@ pub struct RerankArgs {
     #[arg(long, global = true, value_name = "URL")]
     pub rerank_url: Option<String>,
     /// The request shape `--rerank-url` takes: `cohere` (`documents`: Cohere, Jina, Infinity's
-    /// `/v1/rerank`) or `tei` (`texts`: Text Embeddings Inference).
-    #[arg(long, global = true, value_enum, default_value_t = ApiArg::Cohere)]
-    pub rerank_api: ApiArg,
+    /// `/v1/rerank`; the default) or `tei` (`texts`: Text Embeddings Inference).
+    #[arg(long, global = true, value_enum)]
+    pub rerank_api: Option<ApiArg>,
     /// The model name the endpoint is asked for, reported as `rerank_model`.
     #[arg(long, global = true, value_name = "NAME")]
     pub rerank_api_model: Option<String>,
@@ -106,15 +106,17 @@ impl RerankArgs {
             ));
         }
         if self.rerank_url.is_none()
-            && (self.rerank_api_key_env.is_some() || self.rerank_allow_private)
+            && (self.rerank_api_key_env.is_some()
+                || self.rerank_allow_private
+                || self.rerank_api.is_some())
         {
             return Err(usage(
                 "rerank-url",
-                "--rerank-api-key-env and --rerank-allow-private apply to --rerank-url only",
+                "--rerank-api, --rerank-api-key-env and --rerank-allow-private apply to --rerank-url only",
             ));
         }
         let reranker: Arc<dyn Reranker> = if let Some(url) = &self.rerank_url {
-            let api = match self.rerank_api {
+            let api = match self.rerank_api.unwrap_or_default() {
                 ApiArg::Cohere => RerankApi::Cohere,
                 ApiArg::Tei => RerankApi::Tei,
             };

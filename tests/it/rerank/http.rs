@@ -246,6 +246,22 @@ fn grk_reranks_through_an_endpoint_as_it_does_in_process() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--rerank-allow-private"));
     assert_eq!(server.stats().0, before);
+
+    // Endpoint options without an endpoint are a usage error, not silently ignored.
+    for stray in [
+        &["--rerank-api", "tei"][..],
+        &["--rerank-allow-private"][..],
+    ] {
+        let refused = search(
+            &[
+                &["--rerank-model", tiny.to_str().expect("utf-8")][..],
+                stray,
+            ]
+            .concat(),
+        );
+        assert_eq!(refused.status.code(), Some(2), "{stray:?}");
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("apply to --rerank-url only"));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
