@@ -29,10 +29,10 @@
 //! unrestricted Host would leave rebinding open through any browser there.
 //!
 //! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
-//! which a rebinding page can set — and a request with no Host, or more than one, is refused.
-//! Over HTTP/1.x only an HTTP/1.0 request without Host gets that far: actix-http's parser refuses
-//! HTTP/1.1 without Host, and two Hosts in any version, itself, with an empty 400
-//! (docs/limits.md).
+//! which a rebinding page can set — and a request with no Host, or more than one, is refused
+//! (400 `invalid_host`). actix-http's parser would refuse those itself with an empty 400 before
+//! this guard saw them; the [connection gate](crate::edge::gate) in front of it
+//! ([`http_server`](crate::serve::http_server)) hands them on marked instead.
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
 //! both to every route, before any body is read; the MCP HTTP transport wraps its own resource in
 //! it again, with its state's policy, so it stays safe if mounted in another app.
@@ -45,6 +45,7 @@ use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::web;
 
+use crate::edge::gate;
 use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Refusal};
 
@@ -315,12 +316,17 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
     (!name.is_empty()).then_some((name, port))
 }
 
-/// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers.
+/// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers. A
+/// head the [connection gate](crate::edge::gate) found without a `Host`, or with two, carries
+/// [`FAULT_HEADER`](crate::edge::gate::FAULT_HEADER) and is refused as having none.
 pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Refusal> {
+    if headers.contains_key(gate::FAULT_HEADER) {
+        return Err(Refusal::InvalidHost);
+    }
     let mut hosts = headers.get_all(header::HOST);
     let host = match (hosts.next(), hosts.next()) {
         (Some(host), None) => host.to_str().map_err(|_| Refusal::ForbiddenHost)?,
-        _ => return Err(Refusal::ForbiddenHost),
+        _ => return Err(Refusal::InvalidHost),
     };
     if !policy.allows_host(host) {
         return Err(Refusal::ForbiddenHost);
@@ -441,12 +447,17 @@ mod tests {
         let forwarded = header("x-forwarded-host", "localhost");
         assert!(matches!(
             check(&policy, &headers(&[forwarded])),
-            Err(Refusal::ForbiddenHost)
+            Err(Refusal::InvalidHost)
         ));
         let twice = headers(&[header("host", "localhost"), header("host", "localhost")]);
+        assert!(matches!(check(&policy, &twice), Err(Refusal::InvalidHost)));
+        let faulted = headers(&[
+            header("host", "localhost"),
+            header("groundkit-host-fault", "duplicate"),
+        ]);
         assert!(matches!(
-            check(&policy, &twice),
-            Err(Refusal::ForbiddenHost)
+            check(&policy, &faulted),
+            Err(Refusal::InvalidHost)
         ));
         let good = headers(&[header("host", "localhost")]);
         assert!(check(&policy, &good).is_ok());

@@ -6,11 +6,16 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use actix_web::HttpServer;
+use actix_http::HttpService;
+use actix_server::ServerBuilder;
+use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
+use actix_web::dev::AppConfig;
+use actix_web::rt::net::TcpStream;
 use groundkit_core::Registry;
 use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
+use crate::edge::gate::HostGate;
 use crate::guard::{self, AllowedHosts, BindTarget, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
@@ -141,6 +146,9 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// a request's headers within `header_timeout` gets 408 and the connection is closed, and an
 /// idle connection is closed after `keep_alive`. `max_connections` is shared among the
 /// `workers` (actix counts per worker), rounded up.
+///
+/// This is what `actix_web::HttpServer::listen` builds, with one difference: every connection
+/// is read through the [`HostGate`], so that Host faults reach the Host guard.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
@@ -154,12 +162,32 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
     );
     let limits = state.limits.clone();
     let workers = limits.workers.max(1);
-    Ok(HttpServer::new(move || app::build(Arc::clone(&state)))
+    let builder = ServerBuilder::default();
+    let shutdown = builder.graceful_shutdown_signal();
+    Ok(builder
         .workers(workers)
-        .max_connections(limits.max_connections.max(1).div_ceil(workers))
-        .client_request_timeout(limits.header_timeout)
-        .client_disconnect_timeout(limits.disconnect_timeout)
-        .keep_alive(limits.keep_alive)
-        .listen(listener)?
+        .max_concurrent_connections(limits.max_connections.max(1).div_ceil(workers))
+        .listen("groundkit-http", listener, move || {
+            let shutdown = shutdown.clone();
+            let app = app::build(Arc::clone(&state))
+                .into_factory()
+                .map_err(|err: actix_web::Error| err.error_response());
+            let http = HttpService::build()
+                // Idle keep-alive connections close when the server stops, as with HttpServer.
+                .graceful_shutdown_signal(move || {
+                    let shutdown = shutdown.clone();
+                    async move { shutdown.notified().await }
+                })
+                .client_request_timeout(limits.header_timeout)
+                .client_disconnect_timeout(limits.disconnect_timeout)
+                .keep_alive(limits.keep_alive)
+                .local_addr(addr)
+                .h1(map_config(app, |_| AppConfig::default()));
+            fn_service(|io: TcpStream| async move {
+                let peer = io.peer_addr().ok();
+                Ok((HostGate::new(io), peer))
+            })
+            .and_then(http)
+        })?
         .run())
 }

@@ -53,7 +53,10 @@ pub enum Refusal {
     /// The client accepts no representation the server can produce.
     #[error("the Accept header must allow application/json")]
     NotAcceptable,
-    /// The `Host` header is missing, duplicated or not on the allow-list.
+    /// The request has no `Host` header, or more than one (RFC 9112 §3.2: a 400).
+    #[error("the request must carry exactly one Host header")]
+    InvalidHost,
+    /// The `Host` header names a host not on the allow-list.
     #[error("the Host header is not allowed for this server")]
     ForbiddenHost,
     /// The `Origin` header names a foreign origin.
@@ -153,6 +156,7 @@ pub fn mapping(problem: &Problem) -> Rendering {
                     ("unsupported_media_type", S::UNSUPPORTED_MEDIA_TYPE)
                 }
                 Refusal::NotAcceptable => ("not_acceptable", S::NOT_ACCEPTABLE),
+                Refusal::InvalidHost => ("invalid_host", S::BAD_REQUEST),
                 Refusal::ForbiddenHost => ("forbidden_host", S::FORBIDDEN),
                 Refusal::ForbiddenOrigin => ("forbidden_origin", S::FORBIDDEN),
                 Refusal::SessionNotFound => ("not_found", S::NOT_FOUND),
