@@ -345,7 +345,7 @@ fn request_heads_up_to_128_kib_and_96_headers_are_served_and_larger_ones_refused
 }
 
 #[test]
-fn an_idle_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
+fn an_idle_or_stalled_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
     let server = Server::start(hello_state(Limits {
         keep_alive: Duration::from_millis(1500),
         ..Limits::default()
@@ -374,6 +374,25 @@ fn an_idle_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
         // actix measures the keep-alive on a coarse clock (about half a second).
         waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
         "closed after {waited:?}"
+    );
+
+    // Part of a next head, then nothing: actix-http starts its header timer only for a
+    // connection's first request, so this is bounded by the keep-alive alone (the connection
+    // gate holds a partial head back from the parser, which still sees an idle connection).
+    let mut stream = connected(&server);
+    stream.write_all(get.as_bytes()).expect("write");
+    assert_eq!(super::support::read_response(&mut stream).status, 200);
+    let stalled = Instant::now();
+    stream
+        .write_all(format!("GET /languages HTTP/1.1\r\nHost: {host}\r\n").as_bytes())
+        .expect("write");
+    let mut rest = Vec::new();
+    let read = stream.read_to_end(&mut rest);
+    assert!(read.is_ok() && rest.is_empty(), "closed: {read:?}");
+    let waited = stalled.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
+        "a stalled second head closed after {waited:?}"
     );
 }
 
