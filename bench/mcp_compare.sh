@@ -28,14 +28,7 @@ trap 'kill ${ours:-} ${theirs:-} ${hello:-} 2>/dev/null || true; rm -rf "$work"'
 "$grk" --index-dir "$work/index" --base-dir "$data" ingest --collection scifact --format beir \
     "$data/corpus.jsonl" >/dev/null
 
-wait_for() { # wait_for PORT
-    for _ in $(seq 300); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "nothing listens on $1" >&2
-    return 1
-}
+source bench/wait_for.sh
 our_port=$((20000 + RANDOM % 10000))
 their_port=$((30000 + RANDOM % 10000))
 hello_port=$((40000 + RANDOM % 10000))

@@ -1,5 +1,6 @@
 //! Load generator for a running `grk serve`: requests/second, p50/p99 latency, and the server's
-//! CPU time per request and peak resident size (read from `/proc/<pid>`), over REST or MCP
+//! CPU time per request and peak resident size, whole and anonymous (read from `/proc/<pid>`;
+//! the anonymous part leaves out mapped index files), over REST or MCP
 //! Streamable HTTP, at a given concurrency.
 //!
 //! ```text
@@ -9,8 +10,9 @@
 //!     --concurrency 32 --seconds 10
 //! ```
 //!
-//! `--mode lexical|dense|hybrid` and `--rerank` shape the searches; `--op greet` calls the hello
-//! example's trivial tool instead (no `--queries` needed). `bench/load.sh` runs the
+//! `--mode lexical|dense|hybrid` and `--rerank` shape the searches; `--op status` asks for the
+//! collection's `index_status` and `--op greet` calls the hello example's trivial tool instead
+//! (neither needs `--queries`). `bench/load.sh` runs the
 //! whole matrix on SciFact, `bench/rerank_latency.sh` the reranked searches. Each client thread
 //! keeps one HTTP/1.1 connection alive and sends its next request as soon as the previous answer
 //! is read.
@@ -35,6 +37,8 @@ enum Op {
     Fetch,
     /// The hello example's trivial `greet` tool (`GET /greetings/en/Ada` over REST).
     Greet,
+    /// `index_status` of the collection.
+    Status,
 }
 
 struct Config {
@@ -100,6 +104,7 @@ fn parse_args() -> Result<Config, String> {
                     "search" => Op::Search,
                     "fetch" => Op::Fetch,
                     "greet" => Op::Greet,
+                    "status" => Op::Status,
                     other => return Err(format!("unknown op {other}")),
                 }
             }
@@ -115,7 +120,7 @@ fn parse_args() -> Result<Config, String> {
             other => return Err(format!("unknown flag {other}")),
         }
     }
-    if config.op == Op::Greet {
+    if matches!(config.op, Op::Greet | Op::Status) {
         return Ok(config);
     }
     let path = queries_path.ok_or("--queries (BEIR queries.jsonl) is required")?;
@@ -382,11 +387,13 @@ fn proc_cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-fn proc_rss_kib(pid: u32) -> Option<u64> {
+/// Resident KiB: all of it (`VmRSS:`), or only the anonymous part (`RssAnon:`: heap and stacks,
+/// without the mapped index files, which the kernel can drop and read again).
+fn proc_rss_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
 }
 
@@ -395,6 +402,7 @@ fn run(config: &Config) -> Result<(), String> {
         Op::Search => ("search", "POST"),
         Op::Fetch => ("fetch_chunk", "GET"),
         Op::Greet => ("greet", "GET"),
+        Op::Status => ("index_status", "GET"),
     };
     // Fetches need real chunk ids: take them from a first pass of searches.
     let chunk_ids: Arc<Vec<String>> = Arc::new(if config.op == Op::Fetch {
@@ -474,6 +482,10 @@ fn run(config: &Config) -> Result<(), String> {
                                 json!({"language": "en", "name": "Ada"}),
                             )?;
                         }
+                        Op::Status => {
+                            let path = format!("/collections/{collection}/status");
+                            client.call(tool, method, &path, json!({"collection": collection}))?;
+                        }
                     }
                     latencies.push(begin.elapsed());
                     i += 1;
@@ -483,10 +495,17 @@ fn run(config: &Config) -> Result<(), String> {
             },
         ));
     }
-    let mut peak_rss = config.pid.and_then(proc_rss_kib).unwrap_or(0);
+    let rss = |field| {
+        config
+            .pid
+            .and_then(|pid| proc_rss_kib(pid, field))
+            .unwrap_or(0)
+    };
+    let (mut peak_rss, mut peak_anon) = (rss("VmRSS:"), rss("RssAnon:"));
     while started.elapsed().as_secs_f64() < config.seconds {
         std::thread::sleep(Duration::from_millis(100));
-        peak_rss = peak_rss.max(config.pid.and_then(proc_rss_kib).unwrap_or(0));
+        peak_rss = peak_rss.max(rss("VmRSS:"));
+        peak_anon = peak_anon.max(rss("RssAnon:"));
     }
     stop.store(true, Ordering::Relaxed);
     let mut latencies = Vec::new();
@@ -516,6 +535,7 @@ fn run(config: &Config) -> Result<(), String> {
         "p99_ms": pct(0.99),
         "server_cpu_us_per_request": cpu.map(|c| c * 1e6 / requests as f64),
         "server_peak_rss_mib": config.pid.map(|_| peak_rss as f64 / 1024.0),
+        "server_peak_rss_anon_mib": config.pid.map(|_| peak_anon as f64 / 1024.0),
     });
     println!("{report}");
     Ok(())

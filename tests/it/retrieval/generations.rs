@@ -329,6 +329,61 @@ fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
 }
 
 #[test]
+fn status_counts_are_the_commits_and_a_store_without_them_is_counted() {
+    let fx = Fixture::new();
+    let long = "november paragraph of the long file. ".repeat(120);
+    fx.write("a.md", "oscar alone");
+    fx.write("b.md", &long);
+    fx.write("c.md", "papa alone");
+    fx.ingest_all("c");
+    let status = |fx: &Fixture| {
+        let cache = fx.cache();
+        let open = cache.acquire("c").expect("opens");
+        let status = retrieval::index_status(&open, &cache, None).expect("status");
+        (status.document_count, status.chunk_count)
+    };
+    let (documents, chunks) = status(&fx);
+    assert_eq!(documents, 3);
+    assert!(chunks >= 4, "the long file makes several chunks: {chunks}");
+    std::fs::remove_file(fx.base.join("a.md")).expect("remove");
+    fx.ingest_all("c");
+    assert_eq!(
+        status(&fx),
+        (2, chunks - 1),
+        "the next commit records new counts"
+    );
+
+    let store = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open");
+    // The counts come from the commit, not from counting rows on every request.
+    store
+        .execute(
+            "UPDATE meta SET value = 1000000 WHERE key = 'chunk_count'",
+            [],
+        )
+        .expect("edit");
+    assert_eq!(status(&fx), (2, 1_000_000));
+    // A store committed before counts were recorded is counted.
+    store
+        .execute(
+            "DELETE FROM meta WHERE key IN ('document_count', 'chunk_count')",
+            [],
+        )
+        .expect("edit");
+    assert_eq!(status(&fx), (2, chunks - 1));
+    // The next ingest records them, even one that changes nothing.
+    let summary = fx.ingest_all("c");
+    assert_eq!((summary.added, summary.unchanged), (0, 2));
+    let recorded: i64 = store
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'chunk_count'",
+            [],
+            |row| row.get(0),
+        )
+        .expect("recorded again");
+    assert_eq!(recorded, chunks as i64 - 1);
+}
+
+#[test]
 fn an_ingest_where_every_source_failed_creates_no_collection() {
     let fx = Fixture::new();
     let notes = fx.write("notes.docx", "not a supported type");

@@ -170,24 +170,34 @@ pub(crate) struct StoreStatus {
     pub(crate) chunk_count: u64,
 }
 
+/// The generation and the counts its commit recorded (`write::set_generation`), so reading them
+/// costs the same whatever the collection's size. A store last committed by a build that did not
+/// record them is counted row by row, until the next ingest opens it and records them.
 pub(crate) fn status(conn: &mut Connection) -> Result<StoreStatus, Error> {
     let tx = conn
         .transaction()
         .map_err(sql_err("cannot read the collection"))?;
     let generation = generation(&tx)?;
     let schema_version = schema_version(&tx)?;
-    let document_count = tx
-        .query_row("SELECT count(*) FROM documents", [], |row| {
-            row.get::<_, i64>(0)
-        })
-        .map(|n| n.max(0) as u64)
-        .map_err(sql_err("cannot count documents"))?;
-    let chunk_count = tx
-        .query_row("SELECT count(*) FROM chunks", [], |row| {
-            row.get::<_, i64>(0)
-        })
-        .map(|n| n.max(0) as u64)
-        .map_err(sql_err("cannot count chunks"))?;
+    let count = |key: &str, table: &str| -> Result<u64, Error> {
+        let recorded = tx
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+                row.get::<_, i64>(0)
+            })
+            .optional()
+            .map_err(sql_err("cannot read the collection's counts"))?;
+        let n = match recorded {
+            Some(n) => n,
+            None => tx
+                .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+                    row.get::<_, i64>(0)
+                })
+                .map_err(sql_err("cannot count the collection"))?,
+        };
+        Ok(n.max(0) as u64)
+    };
+    let document_count = count("document_count", "documents")?;
+    let chunk_count = count("chunk_count", "chunks")?;
     tx.finish().map_err(sql_err("cannot read the collection"))?;
     Ok(StoreStatus {
         generation,

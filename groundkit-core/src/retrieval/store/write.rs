@@ -108,6 +108,10 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
             ),
         });
     }
+    // A store last committed by a build that did not record its counts gets them now, so an
+    // ingest that changes nothing (and so commits nothing) still leaves them recorded.
+    conn.execute(&format!("INSERT OR IGNORE {COUNTS}"), [])
+        .map_err(sql_err("cannot write the collection's counts"))?;
     conn.pragma_update(None, "journal_mode", "WAL")
         .map_err(sql_err("cannot enable WAL"))?;
     // The `-wal` file is emptied on close but kept, with the `-shm` index beside it, so a reader
@@ -122,14 +126,25 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     Ok(conn)
 }
 
+/// Records `generation` as committed, with the document and chunk counts as they stand in this
+/// transaction: `index_status` reads them ([`store::status`](super::status)) instead of counting
+/// rows on every request.
 pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), Error> {
     conn.execute(
         "UPDATE meta SET value = ?1 WHERE key = 'generation'",
         [generation as i64],
     )
     .map_err(sql_err("cannot write the generation"))?;
+    conn.execute(&format!("INSERT OR REPLACE {COUNTS}"), [])
+        .map_err(sql_err("cannot write the collection's counts"))?;
     Ok(())
 }
+
+/// The `meta` rows of the document and chunk counts, as the store's rows stand (after
+/// `INSERT OR IGNORE` or `INSERT OR REPLACE`).
+const COUNTS: &str = "INTO meta (key, value) VALUES
+    ('document_count', (SELECT count(*) FROM documents)),
+    ('chunk_count', (SELECT count(*) FROM chunks))";
 
 /// One stored document, as ingest compares it.
 #[derive(Debug, Clone)]
