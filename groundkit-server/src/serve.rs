@@ -147,8 +147,10 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// idle connection is closed after `keep_alive`. `max_connections` is shared among the
 /// `workers` (actix counts per worker), rounded up.
 ///
-/// This is what `actix_web::HttpServer::listen` builds, with one difference: every connection
-/// is read through the [`HostGate`], so that Host faults reach the Host guard.
+/// This is what `actix_web::HttpServer::listen` builds, except that every connection is read
+/// through the [`HostGate`], so that Host faults reach the Host guard, and that the app's
+/// `AppConfig` is the default one (its host and address feed only `ConnectionInfo` and
+/// `url_for`, which groundkit does not use).
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
