@@ -70,11 +70,6 @@ impl<T> HostGate<T> {
         }
     }
 
-    /// The connection itself.
-    pub fn get_ref(&self) -> &T {
-        &self.io
-    }
-
     /// How many of `bytes` (which follow everything seen so far) belong to the current body or
     /// pass through; 0 while a head is awaited.
     fn through(&mut self, bytes: &[u8]) -> usize {
