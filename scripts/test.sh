@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite: every Rust test (unit, integration, compile-fail, expansion snapshots),
 # then the real-client tests when their runner is present. Installs nothing system-wide; client
-# environments are created under the repository (.venv, node_modules).
+# environments are created under the repository (.venv, node_modules), and the OpenSearch test
+# cluster's Maven artifacts under target/opensearch (Maven's own cache aside).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tests/embed/setup.sh
+tests/opensearch/setup.sh >/dev/null
 cargo test --workspace --locked "$@"
 
 if [ -x tests/clients/run.sh ]; then

@@ -3,6 +3,7 @@
 mod embed;
 mod framework;
 mod mcp;
+mod opensearch;
 mod rerank;
 mod retrieval;
 mod service;

@@ -30,22 +30,36 @@ pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkRe
             chunk_id: chunk_id.to_owned(),
         });
     };
-    let (verification, content, detail) =
-        match verify(&record, open.base_dir(), &open.paths().snapshots) {
-            Verdict::Verified(content) => (Verification::Verified, Some(content), None),
-            Verdict::Drifted(why) => (Verification::Drifted, None, Some(why.to_owned())),
-            Verdict::Unresolvable(why) => (Verification::Unresolvable, None, Some(why.to_owned())),
-        };
-    Ok(FetchChunkResponse {
+    Ok(fetch_response(
+        &record,
+        open.base_dir(),
+        &open.paths().snapshots,
+    ))
+}
+
+/// The `fetch_chunk` answer for a stored chunk: its citation verified against the source under
+/// `base_dir` (a `snapshot` source against `snapshot_dir`) as it is now. For backends that keep
+/// chunk records elsewhere than a collection's store.
+pub fn fetch_response(
+    record: &ChunkRecord,
+    base_dir: &Path,
+    snapshot_dir: &Path,
+) -> FetchChunkResponse {
+    let (verification, content, detail) = match verify(record, base_dir, snapshot_dir) {
+        Verdict::Verified(content) => (Verification::Verified, Some(content), None),
+        Verdict::Drifted(why) => (Verification::Drifted, None, Some(why.to_owned())),
+        Verdict::Unresolvable(why) => (Verification::Unresolvable, None, Some(why.to_owned())),
+    };
+    FetchChunkResponse {
         chunk_id: record.chunk_id.clone(),
         document_id: record.document_id.clone(),
         chunk_index: record.chunk_index,
-        citation: citation_of(&record),
+        citation: citation_of(record),
         verification,
         content,
         detail,
         superseded: record.superseded,
-    })
+    }
 }
 
 fn citation_of(record: &ChunkRecord) -> Citation {
@@ -85,7 +99,7 @@ const RECORD_GONE: &str = "the corpus file no longer holds this document's recor
 /// Reads only what the verdict needs: the cited byte range of a `text` source or snapshot, the
 /// record's line of a BEIR corpus, and a whole file (at most [`MAX_SOURCE_BYTES`]) only to re-run
 /// an HTML or PDF extractor.
-pub(crate) fn verify(record: &ChunkRecord, base_dir: &Path, snapshot_dir: &Path) -> Verdict {
+fn verify(record: &ChunkRecord, base_dir: &Path, snapshot_dir: &Path) -> Verdict {
     match verify_or_reason(record, base_dir, snapshot_dir) {
         Ok(verdict) | Err(verdict) => verdict,
     }

@@ -6,8 +6,7 @@
 //! split (`bench/README.md` gives the sweep and the figures on the test split).
 
 use std::collections::HashMap;
-
-use tantivy::DocAddress;
+use std::hash::Hash;
 
 /// The fusion constant `k`. On SciFact's training split (809 queries, all-MiniLM-L6-v2), mean
 /// nDCG@10 falls steadily as `k` grows past 1 (0.7348 at 1, 0.7295 at 10, 0.7191 at the
@@ -22,13 +21,13 @@ pub const HYBRID_DEPTH: usize = 100;
 
 /// Fuses `rankings` (each best first) and returns the best `limit`, best first. Ties are broken
 /// by the best rank in any ranking, then by the order of the first ranking that has the chunk.
-pub fn reciprocal_rank_fusion(
-    rankings: &[&[DocAddress]],
+pub fn reciprocal_rank_fusion<T: Copy + Eq + Hash>(
+    rankings: &[&[T]],
     k: f32,
     limit: usize,
-) -> Vec<(f32, DocAddress)> {
+) -> Vec<(f32, T)> {
     // address -> (score, best rank, first appearance)
-    let mut fused: HashMap<DocAddress, (f32, usize, usize)> = HashMap::new();
+    let mut fused: HashMap<T, (f32, usize, usize)> = HashMap::new();
     let mut order = 0;
     for ranking in rankings {
         for (i, address) in ranking.iter().enumerate() {
@@ -40,7 +39,7 @@ pub fn reciprocal_rank_fusion(
             entry.1 = entry.1.min(i + 1);
         }
     }
-    let mut out: Vec<(f32, usize, usize, DocAddress)> = fused
+    let mut out: Vec<(f32, usize, usize, T)> = fused
         .into_iter()
         .map(|(address, (score, best, first))| (score, best, first, address))
         .collect();
@@ -52,6 +51,7 @@ pub fn reciprocal_rank_fusion(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tantivy::DocAddress;
 
     fn d(doc: u32) -> DocAddress {
         DocAddress::new(0, doc)

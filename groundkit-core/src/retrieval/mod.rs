@@ -87,6 +87,7 @@ mod citation;
 mod collection;
 pub mod embed;
 pub mod eval;
+mod export;
 pub mod extract;
 pub mod fusion;
 pub mod lexical;
@@ -108,23 +109,32 @@ pub mod ingest;
 mod snapshot_fetch;
 
 pub use cache::CollectionCache;
-pub use citation::fetch_chunk;
+pub use citation::{fetch_chunk, fetch_response};
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
+pub use export::{ExportedChunk, export_chunks};
 pub use model::{
     Citation, DenseIndex, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
     ListCollectionsResponse, RebuildStats, RetrievalResult, SearchMetadata, SearchMode,
     SearchParams, SearchResponse, SourceClass, Verification,
 };
 pub use open::OpenCollection;
-pub use search::{Fusion, check_dense, ranked_hits, search};
+pub use search::{
+    Fusion, check_dense, check_embedder, query_terms, query_vector, ranked_hits, search,
+    validate_params,
+};
 pub use status::index_status;
+pub use store::ChunkRecord;
 
 #[cfg(feature = "ingest")]
 pub use ingest::{
-    CommitStep, DEFAULT_SUPERSEDED_RETENTION, IngestFailure, IngestOptions, IngestProgress,
-    IngestSummary, InputFormat, ItemOutcome, NoProgress, ingest,
+    CommitStep, IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat,
+    ItemOutcome, NoProgress, ingest,
 };
+
+/// How long chunks replaced or removed by an ingest stay fetchable by default: 24 hours.
+pub const DEFAULT_SUPERSEDED_RETENTION: std::time::Duration =
+    std::time::Duration::from_secs(24 * 60 * 60);
 
 /// The largest `top_k` a search accepts; also the candidate depth a reranker would receive.
 pub const MAX_TOP_K: u32 = 100;

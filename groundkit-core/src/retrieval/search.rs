@@ -14,15 +14,15 @@ use crate::retrieval::embed::{Embedder, Role, normalize};
 use crate::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
 use crate::retrieval::lexical::{Fields, LexicalIndex};
 use crate::retrieval::model::{
-    Citation, RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
-    SourceClass,
+    Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
+    SearchResponse, SourceClass,
 };
 use crate::retrieval::open::OpenCollection;
 use crate::retrieval::vectors::graph::EF_SEARCH;
 use crate::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 
 /// Checks the caller-controlled bounds of a search request.
-fn validate_params(params: &SearchParams) -> Result<(), Error> {
+pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
     if params.query.trim().is_empty() {
         return Err(Error::Validation {
             field: "query".to_owned(),
@@ -136,11 +136,21 @@ pub fn check_dense<'a>(
     open: &OpenCollection,
     embedder: Option<&'a dyn Embedder>,
 ) -> Result<&'a dyn Embedder, Error> {
+    check_embedder(open.name(), open.vectors().map(|v| v.identity()), embedder)
+}
+
+/// Checks that collection `name`, whose vectors (if any) were computed by `vectors`, can be
+/// searched by vectors with `embedder`: the same check on every backend.
+pub fn check_embedder<'a>(
+    name: &str,
+    vectors: Option<&EmbeddingIdentity>,
+    embedder: Option<&'a dyn Embedder>,
+) -> Result<&'a dyn Embedder, Error> {
     let unavailable = |reason| Error::DenseUnavailable {
-        collection: open.name().to_owned(),
+        collection: name.to_owned(),
         reason,
     };
-    let Some(vectors) = open.vectors() else {
+    let Some(theirs) = vectors else {
         return Err(unavailable(
             "the collection has no vectors (it was ingested without an embedder)",
         ));
@@ -148,10 +158,10 @@ pub fn check_dense<'a>(
     let Some(embedder) = embedder else {
         return Err(unavailable("this server was started without an embedder"));
     };
-    let (theirs, ours) = (vectors.identity(), embedder.identity());
+    let ours = embedder.identity();
     if theirs.fingerprint != ours.fingerprint {
         return Err(Error::EmbeddingMismatch {
-            collection: open.name().to_owned(),
+            collection: name.to_owned(),
             collection_model: theirs.model.clone(),
             collection_fingerprint: theirs.fingerprint.clone(),
             server_model: ours.model.clone(),
@@ -159,6 +169,16 @@ pub fn check_dense<'a>(
         });
     }
     Ok(embedder)
+}
+
+/// The unit vector of query `query`.
+pub fn query_vector(embedder: &dyn Embedder, query: &str) -> Result<Vec<f32>, Error> {
+    let mut vector = embedder
+        .embed(&[query], Role::Query)?
+        .pop()
+        .ok_or_else(|| Error::embedding("the embedder returned no vector", None))?;
+    normalize(&mut vector);
+    Ok(vector)
 }
 
 /// The `limit` chunks nearest to the query's vector.
@@ -172,25 +192,28 @@ fn dense_hits(
     let Some(vectors) = open.vectors() else {
         return Ok(Vec::new());
     };
-    let mut vector = embedder
-        .embed(&[query], Role::Query)?
-        .pop()
-        .ok_or_else(|| Error::embedding("the embedder returned no vector", None))?;
-    normalize(&mut vector);
-    vectors.nearest(&vector, limit)
+    vectors.nearest(&query_vector(embedder, query)?, limit)
 }
 
 // A search through a generation's graph returns at most `EF_SEARCH` chunks: enough for the
 // deepest dense ranking a search asks for.
 const _: () = assert!(EF_SEARCH >= HYBRID_DEPTH && EF_SEARCH >= MAX_TOP_K as usize);
 
-/// The BM25 query of `text`: a disjunction of the analysed terms, one clause per distinct term.
-pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32) {
+/// The distinct analysed terms of query `text`, in order of first appearance: the clauses of its
+/// BM25 query, on every backend.
+pub fn query_terms(text: &str) -> Vec<String> {
     let mut analyzer = english_analyzer();
     let mut seen = HashSet::new();
-    let term_queries: Vec<Box<dyn Query>> = terms(&mut analyzer, text)
+    terms(&mut analyzer, text)
         .into_iter()
         .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
+/// The BM25 query of `text`: a disjunction of the analysed terms, one clause per distinct term.
+pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32) {
+    let term_queries: Vec<Box<dyn Query>> = query_terms(text)
+        .into_iter()
         .map(|t| {
             Box::new(TermQuery::new(
                 Term::from_field_text(fields.content, &t),

@@ -209,8 +209,12 @@ impl Vectors {
         }
     }
 
+    /// The chunk address of every row, in row order.
+    pub(crate) fn addresses(&self) -> &[DocAddress] {
+        &self.addresses
+    }
+
     /// The vector of row `row`.
-    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub(crate) fn vector(&self, row: usize) -> &[f32] {
         match &self.store {
             Store::Rows(data) => &data[row * self.dimension..(row + 1) * self.dimension],

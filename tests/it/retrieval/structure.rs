@@ -25,6 +25,7 @@ const ORDER: &[&str] = &[
     "citation",
     "status",
     "eval",
+    "export",
     "chunk",
     "snapshot_fetch",
     "ingest",

@@ -27,8 +27,7 @@ use discover::Item;
 use sources::FileError;
 use writer::{Change, Writer};
 
-/// How long chunks replaced or removed by an ingest stay fetchable by default: 24 hours.
-pub const DEFAULT_SUPERSEDED_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+pub use crate::retrieval::DEFAULT_SUPERSEDED_RETENTION;
 
 /// How input paths are read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::retrieval::APPLICATION_ID;
@@ -82,23 +83,42 @@ pub(super) fn source_class_at(
     })
 }
 
-/// A stored chunk joined with its document, as `fetch_chunk` needs it.
-#[derive(Debug, Clone)]
-pub(crate) struct ChunkRecord {
-    pub(crate) chunk_id: String,
-    pub(crate) document_id: String,
-    pub(crate) chunk_index: u32,
-    pub(crate) start_offset: u64,
-    pub(crate) end_offset: u64,
-    pub(crate) content: String,
-    pub(crate) source: String,
-    pub(crate) source_class: SourceClass,
-    pub(crate) extractor: Option<String>,
-    pub(crate) snapshot: Option<String>,
-    pub(crate) record_offset: Option<u64>,
+/// A stored chunk joined with its document: everything a search result shows and `fetch_chunk`
+/// needs to verify it. Another backend stores chunks in this shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkRecord {
+    /// The chunk's id.
+    pub chunk_id: String,
+    /// Its document's id.
+    pub document_id: String,
+    /// Its position in the document, from 0.
+    pub chunk_index: u32,
+    /// Byte offset of its first byte in the document's text.
+    pub start_offset: u64,
+    /// Byte offset one past its last byte.
+    pub end_offset: u64,
+    /// The chunk text as indexed.
+    pub content: String,
+    /// The document's source, relative to the base directory (or its URL for a snapshot).
+    pub source: String,
+    /// How the text was obtained from the source.
+    pub source_class: SourceClass,
+    /// The extractor of an `extracted` source.
+    pub extractor: Option<String>,
+    /// The snapshot file of a `snapshot` source, in the collection's snapshot directory.
+    pub snapshot: Option<String>,
+    /// The byte offset of a BEIR document's record in its corpus file.
+    pub record_offset: Option<u64>,
     /// Whether the chunk comes from `superseded_chunks`.
-    pub(crate) superseded: bool,
+    #[serde(default, skip_serializing)]
+    pub superseded: bool,
 }
+
+/// A live chunk joined with its document, by chunk id.
+pub(crate) const LIVE_CHUNK: &str = "SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset,
+        c.end_offset, c.content, d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0
+    FROM chunks c JOIN documents d ON d.document_id = c.document_id
+    WHERE c.chunk_id = ?1";
 
 /// One keyed lookup in the live chunks, then in the superseded ones: a missing chunk reads no
 /// document. Both lookups run in one read transaction, so an ingest committing in between cannot
@@ -110,14 +130,7 @@ pub(crate) fn chunk_record(
     let tx = conn
         .transaction()
         .map_err(sql_err("cannot read the collection"))?;
-    let live = chunk_record_in(
-        &tx,
-        chunk_id,
-        "SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset,
-                c.content, d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0
-         FROM chunks c JOIN documents d ON d.document_id = c.document_id
-         WHERE c.chunk_id = ?1",
-    )?;
+    let live = chunk_record_in(&tx, chunk_id, LIVE_CHUNK)?;
     let record = match live {
         Some(record) => Some(record),
         None => chunk_record_in(
@@ -132,7 +145,7 @@ pub(crate) fn chunk_record(
     Ok(record)
 }
 
-fn chunk_record_in(
+pub(crate) fn chunk_record_in(
     conn: &Connection,
     chunk_id: &str,
     sql: &str,

@@ -1,0 +1,200 @@
+//! Names and shapes in the cluster: the alias of a collection, the index of a generation, the
+//! index's settings and mapping (an analyser that produces the local engine's terms), and the
+//! metadata each generation records.
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::{self, EmbeddingIdentity};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Separates a collection's alias from the generation number in its index names.
+const GENERATION_MARK: &str = "--g";
+
+/// Checks that collection `name` can live in a cluster: a valid collection name
+/// ([`retrieval::validate_name`]), lowercase (index names are) and free of `--` (which
+/// separates the generation in index names).
+pub fn check_name(name: &str) -> Result<(), Error> {
+    retrieval::validate_name(name)?;
+    if name.bytes().any(|b| b.is_ascii_uppercase()) || name.contains("--") {
+        return Err(Error::Validation {
+            field: "collection".to_owned(),
+            message: "a collection served from OpenSearch must be lowercase and contain no `--`"
+                .to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks an alias prefix: lowercase letters, digits, `_` and `-`, starting with a letter.
+pub(crate) fn check_prefix(prefix: &str) -> Result<(), Error> {
+    let ok = prefix.len() <= 32
+        && prefix
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase())
+        && prefix
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        && !prefix.contains(GENERATION_MARK);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidRequest {
+            field: Some("opensearch-prefix".to_owned()),
+            message: "must start with a lowercase letter and hold only lowercase letters, digits, \
+                      `_` and `-` (at most 32, no `--g`)"
+                .to_owned(),
+        })
+    }
+}
+
+/// The alias that names collection `name`'s current generation.
+pub(crate) fn alias(prefix: &str, name: &str) -> String {
+    format!("{prefix}{name}")
+}
+
+/// The index of generation `generation` of collection `name`.
+pub(crate) fn index(prefix: &str, name: &str, generation: u64) -> String {
+    format!("{prefix}{name}{GENERATION_MARK}{generation}")
+}
+
+/// The pattern matching every generation index of collection `name`.
+pub(crate) fn index_pattern(prefix: &str, name: &str) -> String {
+    format!("{prefix}{name}{GENERATION_MARK}*")
+}
+
+/// The generation of index `index` of the collection whose alias is `alias`.
+pub(crate) fn generation_of(alias: &str, index: &str) -> Option<u64> {
+    let digits = index.strip_prefix(alias)?.strip_prefix(GENERATION_MARK)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// What a generation index records about itself, in its mapping's `_meta.groundkit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct GenerationMeta {
+    pub(crate) collection: String,
+    pub(crate) generation: u64,
+    pub(crate) document_count: u64,
+    pub(crate) chunk_count: u64,
+    pub(crate) schema_version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) embedding: Option<EmbeddingIdentity>,
+}
+
+/// The fields of a chunk document that a search result or a fetch reads (everything but the
+/// vector).
+pub(crate) const RECORD_FIELDS: [&str; 11] = [
+    "chunk_id",
+    "document_id",
+    "chunk_index",
+    "start_offset",
+    "end_offset",
+    "content",
+    "source",
+    "source_class",
+    "extractor",
+    "snapshot",
+    "record_offset",
+];
+
+/// The analyser of `content`: the local engine's (split on every character that is neither a
+/// letter nor a digit, drop tokens of 40 bytes or more, lowercase, Lucene's English stop words,
+/// Snowball English stemming), so that both backends index and match the same terms. (The
+/// length filter counts UTF-16 units where the local engine counts bytes: they differ only for
+/// tokens of non-ASCII letters near the limit.)
+fn analysis() -> Value {
+    json!({
+        "analyzer": {
+            "groundkit_en": {
+                "type": "custom",
+                "tokenizer": "groundkit_words",
+                "filter": ["groundkit_short", "lowercase", "groundkit_stop", "groundkit_stem"]
+            }
+        },
+        "tokenizer": {
+            "groundkit_words": { "type": "pattern", "pattern": "[^\\p{IsAlphabetic}\\p{N}]+" }
+        },
+        "filter": {
+            "groundkit_short": { "type": "length", "max": 39 },
+            "groundkit_stop": { "type": "stop", "stopwords": "_english_" },
+            "groundkit_stem": { "type": "snowball", "language": "English" }
+        }
+    })
+}
+
+/// The settings and mapping of a new generation index.
+pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> Value {
+    let mut properties = json!({
+        "chunk_id": { "type": "keyword" },
+        "document_id": { "type": "keyword" },
+        "chunk_index": { "type": "integer", "index": false },
+        "start_offset": { "type": "long", "index": false },
+        "end_offset": { "type": "long", "index": false },
+        "content": { "type": "text", "analyzer": "groundkit_en" },
+        "source": { "type": "keyword", "index": false },
+        "source_class": { "type": "keyword", "index": false },
+        "extractor": { "type": "keyword", "index": false },
+        "snapshot": { "type": "keyword", "index": false },
+        "record_offset": { "type": "long", "index": false }
+    });
+    let mut index = json!({
+        "number_of_shards": shards,
+        "number_of_replicas": replicas,
+        "similarity": { "default": { "type": "BM25", "k1": 1.2, "b": 0.75 } },
+        "analysis": analysis()
+    });
+    if let Some(identity) = &meta.embedding {
+        properties["vector"] = json!({
+            "type": "knn_vector",
+            "dimension": identity.dimension,
+            "method": { "name": "hnsw", "engine": "lucene", "space_type": "cosinesimil" }
+        });
+        index["knn"] = json!(true);
+    }
+    json!({
+        "settings": { "index": index },
+        "mappings": {
+            "dynamic": "strict",
+            "_meta": { "groundkit": meta },
+            "properties": properties
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_cluster_cannot_hold_or_would_confuse_are_refused() {
+        assert!(check_name("scifact").is_ok());
+        assert!(check_name("a-b_c9").is_ok());
+        for bad in ["SciFact", "a--g1", "a--b", "", "../x", "a b"] {
+            assert!(check_name(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn a_generation_is_read_back_only_from_its_own_collections_indices() {
+        let alias = alias("groundkit-", "docs");
+        assert_eq!(alias, "groundkit-docs");
+        assert_eq!(index("groundkit-", "docs", 7), "groundkit-docs--g7");
+        assert_eq!(generation_of(&alias, "groundkit-docs--g7"), Some(7));
+        assert_eq!(generation_of(&alias, "groundkit-docs--g"), None);
+        assert_eq!(generation_of(&alias, "groundkit-docs--g7x"), None);
+        assert_eq!(generation_of(&alias, "groundkit-docs-x--g7"), None);
+        assert_eq!(generation_of(&alias, "groundkit-doc--g7"), None);
+    }
+
+    #[test]
+    fn prefixes_are_checked() {
+        assert!(check_prefix("groundkit-").is_ok());
+        assert!(check_prefix("team_a-").is_ok());
+        for bad in ["", "-x", "Upper", "a/b", "a--g"] {
+            assert!(check_prefix(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! Publishing a committed local generation as the collection's next index, then moving the
+//! alias to it in one atomic request; and removing what earlier publishes left behind.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::{
+    self, CollectionCache, ExportedChunk, OpenCollection, SCHEMA_VERSION,
+};
+use serde_json::{Value, json};
+
+use crate::client::{Cluster, failure};
+use crate::layout::{self, GenerationMeta};
+
+/// How a generation is laid out in the cluster and how long older ones stay.
+#[derive(Debug, Clone, Copy)]
+pub struct PublishOptions {
+    /// Primary shards of each generation index.
+    pub shards: u32,
+    /// Replicas of each shard.
+    pub replicas: u32,
+    /// How long an older generation stays fetchable after its successor was published.
+    pub retention: Duration,
+    /// Chunks per `_bulk` request.
+    pub batch: usize,
+}
+
+impl Default for PublishOptions {
+    fn default() -> Self {
+        Self {
+            shards: 1,
+            replicas: 1,
+            retention: retrieval::DEFAULT_SUPERSEDED_RETENTION,
+            batch: 500,
+        }
+    }
+}
+
+/// What a publish did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    /// The index now behind the collection's alias.
+    pub index: String,
+    /// Its generation.
+    pub generation: u64,
+    /// Chunks it holds.
+    pub chunks: u64,
+    /// Whether the alias already pointed at this generation (nothing was loaded).
+    pub unchanged: bool,
+    /// Indices deleted: left by a publish that died before its alias request, or older than
+    /// the retention window.
+    pub removed: Vec<String>,
+}
+
+/// The generation indices of a collection, and which one the alias names.
+struct Generations {
+    /// (generation, index name, creation time in ms since the epoch), oldest first.
+    indices: Vec<(u64, String, u64)>,
+    current: Option<String>,
+}
+
+fn generations(cluster: &Cluster, name: &str) -> Result<Generations, Error> {
+    let alias = layout::alias(cluster.prefix(), name);
+    let pattern = layout::index_pattern(cluster.prefix(), name);
+    let settings = cluster.ok(
+        "GET",
+        &format!("/{pattern}/_settings/index.creation_date?expand_wildcards=all"),
+        None,
+    )?;
+    let mut indices: Vec<(u64, String, u64)> = settings
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(index, body)| {
+            let generation = layout::generation_of(&alias, index)?;
+            let created = body
+                .pointer("/settings/index/creation_date")
+                .and_then(Value::as_str)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            Some((generation, index.clone(), created))
+        })
+        .collect();
+    indices.sort();
+    let (status, holders) = cluster.call("GET", &format!("/_alias/{alias}"), None)?;
+    let current = match status {
+        200 => holders.as_object().and_then(|o| o.keys().next().cloned()),
+        404 => None,
+        _ => return Err(crate::client::refused("GET", "/_alias", status, &holders)),
+    };
+    Ok(Generations { indices, current })
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Publishes the committed generation of local collection `open` (opened through `cache` at the
+/// ingest's index directory) to `cluster`: a new index `<prefix>NAME--gN` loaded with every live
+/// chunk and its vector, write-blocked, its count checked, then the alias moved to it atomically.
+/// Leftovers of a publish that died and generations past the retention window are deleted.
+pub fn publish(
+    cluster: &Cluster,
+    open: &OpenCollection,
+    cache: &CollectionCache,
+    options: PublishOptions,
+) -> Result<Published, Error> {
+    let name = open.name();
+    layout::check_name(name)?;
+    let alias = layout::alias(cluster.prefix(), name);
+    let generation = open.generation();
+    let target = layout::index(cluster.prefix(), name, generation);
+    let before = generations(cluster, name)?;
+    let mut removed = Vec::new();
+
+    // An index no alias names that is not older than the current one was left by a publish
+    // that died before moving the alias (or is this generation's, half loaded): remove it.
+    let current_generation = before
+        .current
+        .as_deref()
+        .and_then(|index| layout::generation_of(&alias, index));
+    for (g, index, _) in &before.indices {
+        let orphan = Some(index.as_str()) != before.current.as_deref()
+            && current_generation.is_none_or(|current| *g > current);
+        if orphan {
+            delete_index(cluster, index)?;
+            removed.push(index.clone());
+        }
+    }
+
+    if before.current.as_deref() == Some(target.as_str()) {
+        let chunks = count(cluster, &target)?;
+        removed.extend(expire(cluster, name, options.retention)?);
+        return Ok(Published {
+            index: target,
+            generation,
+            chunks,
+            unchanged: true,
+            removed,
+        });
+    }
+
+    let status = retrieval::index_status(open, cache, None)?;
+    let meta = GenerationMeta {
+        collection: name.to_owned(),
+        generation,
+        document_count: status.document_count,
+        chunk_count: status.chunk_count,
+        schema_version: SCHEMA_VERSION,
+        embedding: status.embedding.clone(),
+    };
+    cluster.ok(
+        "PUT",
+        &format!("/{target}?wait_for_active_shards=1"),
+        Some(&layout::index_body(&meta, options.shards, options.replicas)),
+    )?;
+    let chunks =
+        retrieval::export_chunks(open, options.batch, |batch| bulk(cluster, &target, &batch))?;
+    cluster.ok("POST", &format!("/{target}/_refresh"), None)?;
+    cluster.ok(
+        "PUT",
+        &format!("/{target}/_settings"),
+        Some(&json!({ "index.blocks.write": true })),
+    )?;
+    let loaded = count(cluster, &target)?;
+    if loaded != chunks {
+        return Err(failure(
+            "the search cluster did not keep every chunk",
+            format!("{target}: {loaded} documents after loading {chunks} chunks"),
+        ));
+    }
+
+    // The one step readers see: the alias leaves the old index and names the new one together.
+    let mut actions = Vec::new();
+    if let Some(old) = &before.current {
+        actions.push(json!({ "remove": { "index": old, "alias": alias, "must_exist": true } }));
+    }
+    actions.push(json!({ "add": { "index": target, "alias": alias } }));
+    cluster.ok("POST", "/_aliases", Some(&json!({ "actions": actions })))?;
+
+    removed.extend(expire(cluster, name, options.retention)?);
+    Ok(Published {
+        index: target,
+        generation,
+        chunks,
+        unchanged: false,
+        removed,
+    })
+}
+
+/// Loads one batch of chunks; any item the cluster refused fails the publish.
+fn bulk(cluster: &Cluster, index: &str, batch: &[ExportedChunk]) -> Result<(), Error> {
+    let mut body = Vec::with_capacity(batch.len() * 1024);
+    for chunk in batch {
+        let action = json!({ "index": { "_id": chunk.record.chunk_id } });
+        let mut document = serde_json::to_value(&chunk.record)
+            .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
+        if let Some(vector) = &chunk.vector {
+            document["vector"] = json!(vector);
+        }
+        serde_json::to_writer(&mut body, &action)
+            .and_then(|()| {
+                body.push(b'\n');
+                serde_json::to_writer(&mut body, &document)
+            })
+            .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
+        body.push(b'\n');
+    }
+    let answer = cluster.ndjson(&format!("/{index}/_bulk"), &body)?;
+    if answer.get("errors").and_then(Value::as_bool) != Some(false) {
+        let first = answer
+            .get("items")
+            .and_then(Value::as_array)
+            .and_then(|items| {
+                items
+                    .iter()
+                    .find(|item| item.pointer("/index/error").is_some())
+            })
+            .cloned()
+            .unwrap_or(Value::Null);
+        return Err(crate::client::refused("POST", "/_bulk", 200, &first));
+    }
+    Ok(())
+}
+
+fn count(cluster: &Cluster, index: &str) -> Result<u64, Error> {
+    let answer = cluster.ok("GET", &format!("/{index}/_count"), None)?;
+    answer
+        .get("count")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| failure("the search cluster sent no count", index.to_owned()))
+}
+
+fn delete_index(cluster: &Cluster, index: &str) -> Result<(), Error> {
+    let (status, answer) = cluster.call("DELETE", &format!("/{index}"), None)?;
+    match status {
+        200..=299 | 404 => Ok(()),
+        _ => Err(crate::client::refused(
+            "DELETE", "/<index>", status, &answer,
+        )),
+    }
+}
+
+/// Deletes the generations older than the current one whose successor was created more than
+/// `retention` ago; returns their names.
+fn expire(cluster: &Cluster, name: &str, retention: Duration) -> Result<Vec<String>, Error> {
+    let state = generations(cluster, name)?;
+    let alias = layout::alias(cluster.prefix(), name);
+    let Some(current) = state
+        .current
+        .as_deref()
+        .and_then(|index| layout::generation_of(&alias, index))
+    else {
+        return Ok(Vec::new());
+    };
+    let now = now_ms();
+    let retention = retention.as_millis() as u64;
+    let mut removed = Vec::new();
+    for pair in state.indices.windows(2) {
+        let [(generation, index, _), (_, _, successor_created)] = pair else {
+            continue;
+        };
+        if *generation < current && now.saturating_sub(*successor_created) >= retention {
+            delete_index(cluster, index)?;
+            removed.push(index.clone());
+        }
+    }
+    Ok(removed)
+}

@@ -1,0 +1,477 @@
+//! Serving collections from the cluster: list, search (lexical, dense, hybrid), fetch with
+//! verification, status. Nothing here writes to the cluster.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::embed::Embedder;
+use groundkit_core::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
+use groundkit_core::retrieval::{
+    self, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus, RetrievalResult,
+    SearchMetadata, SearchMode, SearchParams, SearchResponse,
+};
+use serde_json::{Value, json};
+
+use crate::client::{Cluster, failure, refused};
+use crate::layout::{self, GenerationMeta, RECORD_FIELDS};
+
+/// Lucene's BM25 leaves out the constant factor `k1 + 1` of the formula the local engine
+/// scores with (tantivy's); multiplying it back makes lexical scores of both backends equal.
+const LUCENE_BM25_SCALE: f32 = 1.2 + 1.0;
+
+/// The ranking of a lexical search answer, with the local engine's BM25 scores.
+fn lexical_ranking(answer: &Value) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+    hits(answer)
+        .iter()
+        .map(|hit| Ok((score_of(hit) * LUCENE_BM25_SCALE, record_of(hit)?)))
+        .collect()
+}
+
+/// The ranking of a k-NN answer, with cosine similarities (the k-NN plugin scores a cosine `c`
+/// as `(1 + c) / 2`).
+fn dense_ranking(answer: &Value) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+    hits(answer)
+        .iter()
+        .map(|hit| Ok((2.0 * score_of(hit) - 1.0, record_of(hit)?)))
+        .collect()
+}
+
+/// Reciprocal Rank Fusion of the two rankings, as the local backend fuses them (chunks keyed by
+/// order of first appearance, lexical first).
+fn fuse(
+    lexical: Vec<(f32, ChunkRecord)>,
+    dense: Vec<(f32, ChunkRecord)>,
+    limit: usize,
+) -> Vec<(f32, ChunkRecord)> {
+    let mut keys: HashMap<String, usize> = HashMap::new();
+    let mut records: Vec<ChunkRecord> = Vec::new();
+    let mut ranking = |hits: Vec<(f32, ChunkRecord)>| -> Vec<usize> {
+        hits.into_iter()
+            .map(|(_, record)| {
+                *keys.entry(record.chunk_id.clone()).or_insert_with(|| {
+                    records.push(record);
+                    records.len() - 1
+                })
+            })
+            .collect()
+    };
+    let lexical = ranking(lexical);
+    let dense = ranking(dense);
+    let fused = reciprocal_rank_fusion(&[&lexical, &dense], RRF_K, limit);
+    let mut slots: Vec<Option<ChunkRecord>> = records.into_iter().map(Some).collect();
+    fused
+        .into_iter()
+        .filter_map(|(score, key)| Some((score, slots[key].take()?)))
+        .collect()
+}
+
+/// A collection's current generation, as its alias names it.
+#[derive(Debug, Clone)]
+struct Current {
+    index: String,
+    meta: GenerationMeta,
+}
+
+/// The collections of one cluster, served with the same answers as the local backend.
+#[derive(Debug)]
+pub struct ClusterBackend {
+    cluster: Cluster,
+    base_dir: PathBuf,
+    index_dir: Option<PathBuf>,
+    /// The metadata of generation indices read so far (an index never changes once published).
+    metas: Mutex<HashMap<String, GenerationMeta>>,
+}
+
+/// A hit's chunk record, read from the `_source` the search asked for.
+fn record_of(hit: &Value) -> Result<ChunkRecord, Error> {
+    let source = hit.get("_source").cloned().unwrap_or(Value::Null);
+    serde_json::from_value(source).map_err(|err| {
+        failure(
+            "the search cluster sent a chunk groundkit cannot read",
+            err.to_string(),
+        )
+    })
+}
+
+fn hits(answer: &Value) -> &[Value] {
+    answer
+        .pointer("/hits/hits")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+fn score_of(hit: &Value) -> f32 {
+    hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32
+}
+
+fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
+    RetrievalResult {
+        citation: Citation {
+            document_id: record.document_id.clone(),
+            chunk_id: record.chunk_id.clone(),
+            source: record.source,
+            source_class: record.source_class,
+            extractor: record.extractor,
+            start_offset: record.start_offset,
+            end_offset: record.end_offset,
+        },
+        chunk_id: record.chunk_id,
+        document_id: record.document_id,
+        score,
+        rank,
+        content: record.content,
+    }
+}
+
+impl ClusterBackend {
+    /// Serves the collections of `cluster`, verifying citations against the sources under
+    /// `base_dir`. `index_dir`, when given, is where the snapshots of `snapshot` sources are
+    /// found (`<index_dir>/NAME.snapshots`, as the ingest that staged the collection wrote them).
+    pub fn new(cluster: Cluster, base_dir: impl Into<PathBuf>, index_dir: Option<PathBuf>) -> Self {
+        Self {
+            cluster,
+            base_dir: base_dir.into(),
+            index_dir,
+            metas: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The cluster this backend reads.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The names of the collections the cluster holds, sorted.
+    pub fn list_collections(&self) -> Result<Vec<String>, Error> {
+        let prefix = self.cluster.prefix();
+        let (status, answer) = self
+            .cluster
+            .call("GET", &format!("/_alias/{prefix}*"), None)?;
+        if status == 404 {
+            return Ok(Vec::new());
+        }
+        if status != 200 {
+            return Err(refused("GET", "/_alias", status, &answer));
+        }
+        let mut names: Vec<String> = answer
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(index, body)| Some((index, body.get("aliases")?.as_object()?)))
+            .flat_map(|(index, aliases)| {
+                aliases.keys().filter_map(move |alias| {
+                    let name = alias.strip_prefix(prefix)?;
+                    // Only aliases groundkit made: naming one of their own generation indices.
+                    layout::generation_of(alias, index)?;
+                    layout::check_name(name).ok()?;
+                    Some(name.to_owned())
+                })
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// Whether the cluster holds collection `name`.
+    pub fn holds(&self, name: &str) -> Result<bool, Error> {
+        if layout::check_name(name).is_err() {
+            return Ok(false);
+        }
+        Ok(self.current(name)?.is_some())
+    }
+
+    fn current(&self, name: &str) -> Result<Option<Current>, Error> {
+        let alias = layout::alias(self.cluster.prefix(), name);
+        let (status, answer) = self
+            .cluster
+            .call("GET", &format!("/_alias/{alias}"), None)?;
+        let index = match status {
+            404 => return Ok(None),
+            200 => answer
+                .as_object()
+                .and_then(|o| {
+                    o.keys()
+                        .find(|i| layout::generation_of(&alias, i).is_some())
+                })
+                .cloned(),
+            _ => return Err(refused("GET", "/_alias", status, &answer)),
+        };
+        let Some(index) = index else {
+            return Ok(None);
+        };
+        let meta = self.meta(&index)?;
+        Ok(Some(Current { index, meta }))
+    }
+
+    fn require(&self, name: &str) -> Result<Current, Error> {
+        layout::check_name(name).map_err(|_| Error::CollectionNotFound {
+            name: name.to_owned(),
+        })?;
+        self.current(name)?
+            .ok_or_else(|| Error::CollectionNotFound {
+                name: name.to_owned(),
+            })
+    }
+
+    fn meta(&self, index: &str) -> Result<GenerationMeta, Error> {
+        if let Some(meta) = self.metas.lock().ok().and_then(|m| m.get(index).cloned()) {
+            return Ok(meta);
+        }
+        let answer = self
+            .cluster
+            .ok("GET", &format!("/{index}/_mapping"), None)?;
+        let meta: GenerationMeta = answer
+            .pointer(&format!("/{index}/mappings/_meta/groundkit"))
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok())
+            .ok_or_else(|| {
+                failure(
+                    "a generation index carries no groundkit metadata",
+                    index.to_owned(),
+                )
+            })?;
+        if let Ok(mut metas) = self.metas.lock() {
+            metas.insert(index.to_owned(), meta.clone());
+        }
+        Ok(meta)
+    }
+
+    /// Searches collection `name` in the cluster; the answer has the local backend's shape and
+    /// scores (BM25 for lexical, cosine similarity for dense, RRF for hybrid).
+    pub fn search(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        retrieval::validate_params(params)?;
+        let current = self.require(name)?;
+        let limit = params.top_k as usize;
+        let terms = retrieval::query_terms(&params.query);
+        let query_terms = if params.mode == SearchMode::Dense {
+            0
+        } else {
+            terms.len() as u32
+        };
+        let ranked: Vec<(f32, ChunkRecord)> = match params.mode {
+            SearchMode::Lexical => self.lexical(&current.index, &terms, limit)?,
+            SearchMode::Dense => {
+                let vector = self.query_vector(name, &current, &params.query, embedder)?;
+                self.dense(&current.index, &vector, limit)?
+            }
+            SearchMode::Hybrid => {
+                let vector = self.query_vector(name, &current, &params.query, embedder)?;
+                self.hybrid(&current.index, &terms, &vector, limit)?
+            }
+        };
+        let results: Vec<RetrievalResult> = ranked
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, record))| result(record, score, i as u32 + 1))
+            .collect();
+        Ok(SearchResponse {
+            total_results: results.len() as u32,
+            results,
+            metadata: SearchMetadata {
+                mode: params.mode,
+                generation: current.meta.generation,
+                top_k: params.top_k,
+                query_terms,
+                reranked: false,
+                rerank_model: None,
+                rerank_input_depth: None,
+            },
+        })
+    }
+
+    fn query_vector(
+        &self,
+        name: &str,
+        current: &Current,
+        query: &str,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<Vec<f32>, Error> {
+        let embedder = retrieval::check_embedder(name, current.meta.embedding.as_ref(), embedder)?;
+        retrieval::query_vector(embedder, query)
+    }
+
+    fn lexical_body(terms: &[String], limit: usize) -> Value {
+        let should: Vec<Value> = terms
+            .iter()
+            .map(|t| json!({ "term": { "content": t } }))
+            .collect();
+        json!({
+            "size": limit,
+            "track_total_hits": false,
+            "_source": RECORD_FIELDS,
+            "query": { "bool": { "should": should } }
+        })
+    }
+
+    fn dense_body(vector: &[f32], limit: usize) -> Value {
+        json!({
+            "size": limit,
+            "track_total_hits": false,
+            "_source": RECORD_FIELDS,
+            "query": { "knn": { "vector": { "vector": vector, "k": limit } } }
+        })
+    }
+
+    fn lexical(
+        &self,
+        index: &str,
+        terms: &[String],
+        limit: usize,
+    ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let answer = self.cluster.ok(
+            "POST",
+            &format!("/{index}/_search?search_type=dfs_query_then_fetch"),
+            Some(&Self::lexical_body(terms, limit)),
+        )?;
+        lexical_ranking(&answer)
+    }
+
+    fn dense(
+        &self,
+        index: &str,
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+        let answer = self.cluster.ok(
+            "POST",
+            &format!("/{index}/_search"),
+            Some(&Self::dense_body(vector, limit)),
+        )?;
+        dense_ranking(&answer)
+    }
+
+    /// Both rankings in one `_msearch`, fused here.
+    fn hybrid(
+        &self,
+        index: &str,
+        terms: &[String],
+        vector: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+        let depth = HYBRID_DEPTH.max(limit);
+        let mut body = Vec::new();
+        let mut push = |header: Value, search: Value| {
+            body.extend_from_slice(header.to_string().as_bytes());
+            body.push(b'\n');
+            body.extend_from_slice(search.to_string().as_bytes());
+            body.push(b'\n');
+        };
+        push(
+            json!({ "search_type": "dfs_query_then_fetch" }),
+            Self::lexical_body(terms, depth),
+        );
+        push(json!({}), Self::dense_body(vector, depth));
+        let answer = self.cluster.ndjson(&format!("/{index}/_msearch"), &body)?;
+        let responses = answer
+            .get("responses")
+            .and_then(Value::as_array)
+            .filter(|r| r.len() == 2)
+            .ok_or_else(|| {
+                failure(
+                    "the search cluster sent no multi-search answer",
+                    index.to_owned(),
+                )
+            })?;
+        for response in responses {
+            if let Some(status) = response
+                .get("status")
+                .and_then(Value::as_u64)
+                .filter(|s| *s >= 300)
+            {
+                return Err(refused("POST", "/_msearch", status as u16, response));
+            }
+        }
+        let lexical = if terms.is_empty() {
+            Vec::new()
+        } else {
+            lexical_ranking(&responses[0])?
+        };
+        let dense = dense_ranking(&responses[1])?;
+        Ok(fuse(lexical, dense, limit))
+    }
+
+    /// Fetches chunk `chunk_id` of collection `name` from the current generation, or from an
+    /// older one still retained (then `superseded: true`), and verifies its citation.
+    pub fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
+        let current = self.require(name)?;
+        let not_found = || Error::ChunkNotFound {
+            chunk_id: chunk_id.to_owned(),
+        };
+        let find = json!({
+            "size": 1,
+            "_source": RECORD_FIELDS,
+            "query": { "ids": { "values": [chunk_id] } },
+            "sort": [{ "_index": "desc" }]
+        });
+        let answer = self.cluster.ok(
+            "POST",
+            &format!(
+                "/{}/_search",
+                layout::index_pattern(self.cluster.prefix(), name)
+            ),
+            Some(&find),
+        )?;
+        let hit = hits(&answer).first().ok_or_else(not_found)?;
+        let mut record = record_of(hit)?;
+        record.superseded =
+            hit.get("_index").and_then(Value::as_str) != Some(current.index.as_str());
+        let snapshots = self
+            .index_dir
+            .as_deref()
+            .map(|dir| dir.join(format!("{name}.snapshots")))
+            .unwrap_or_default();
+        Ok(retrieval::fetch_response(
+            &record,
+            &self.base_dir,
+            snapshots.as_path(),
+        ))
+    }
+
+    /// Collection `name`'s status, from its current generation's metadata. `embedder` is the
+    /// server's: dense search is available when it computed the collection's vectors.
+    pub fn index_status(
+        &self,
+        name: &str,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<IndexStatus, Error> {
+        let current = self.require(name)?;
+        let meta = current.meta;
+        Ok(IndexStatus {
+            dense_search_available: retrieval::check_embedder(
+                name,
+                meta.embedding.as_ref(),
+                embedder,
+            )
+            .is_ok(),
+            dense_index: meta.embedding.as_ref().map(|_| DenseIndex::Hnsw),
+            collection: name.to_owned(),
+            document_count: meta.document_count,
+            chunk_count: meta.chunk_count,
+            generation: meta.generation,
+            schema_version: meta.schema_version,
+            embedding: meta.embedding,
+            rerank_model: None,
+            retriever_acquires: 0,
+            retriever_rebuilds: 0,
+            rebuild_seconds_total: 0.0,
+            last_rebuild_seconds: None,
+        })
+    }
+
+    /// The base directory citations are verified in.
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+}

@@ -1,0 +1,394 @@
+//! The backend conformance suite: one corpus ingested locally, published to the cluster, and the
+//! same questions asked of both backends.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use groundkit_core::retrieval::embed::Embedder;
+use groundkit_core::retrieval::{
+    self, IngestOptions, NoProgress, SearchMode, SearchParams, SearchResponse, Verification,
+};
+use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, PublishOptions, publish};
+
+use super::{TestCluster, cluster, http};
+use crate::retrieval::Fixture;
+
+/// Notes on tides and tea, with enough overlap between them that rankings are not trivial.
+fn corpus(fx: &Fixture) {
+    fx.write("tides.md", "Spring tides follow the new and the full moon. Neap tides come between them, when the sun and moon pull at right angles.");
+    fx.write("pools.txt", "Tide pools hold sea anemones, crabs and snails. Each low tide exposes the pools, and the sun warms their water.");
+    fx.write("tea.txt", "Green tea is steeped at 80 degrees for two minutes; black tea takes boiling water and four minutes.");
+    fx.write("moon.md", "The moon's gravity raises a bulge of water on the near side of the earth and another on the far side.");
+    fx.write("travel.md", "Crossing time zones disrupts the circadian rhythm: light in the morning helps the body clock adjust.");
+    fx.write("kelp.txt", "Kelp forests grow in cold coastal water, anchored to rock; otters hunt urchins that graze the kelp.");
+}
+
+const QUERIES: [&str; 6] = [
+    "moon and tides",
+    "water temperature for tea",
+    "what lives in tide pools",
+    "jet lag and the body clock",
+    "otters kelp urchins",
+    "sun moon water",
+];
+
+fn options() -> PublishOptions {
+    PublishOptions {
+        shards: 2,
+        replicas: 1,
+        ..PublishOptions::default()
+    }
+}
+
+fn backend(cluster: &TestCluster, fx: &Fixture, node: usize) -> ClusterBackend {
+    let client = Cluster::connect(&ClusterConfig::new(cluster.url(node))).expect("connect");
+    ClusterBackend::new(client, &fx.base, Some(fx.index.clone()))
+}
+
+fn ingest(fx: &Fixture, name: &str, embedder: Option<Arc<dyn Embedder>>) {
+    let mut options: IngestOptions = fx.options(name, &[&fx.base]);
+    options.embedder = embedder;
+    retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+}
+
+fn publish_now(cluster: &TestCluster, fx: &Fixture, name: &str) -> groundkit_opensearch::Published {
+    let client = Cluster::connect(&ClusterConfig::new(cluster.url(0))).expect("connect");
+    let cache = fx.cache();
+    let open = cache.acquire(name).expect("open");
+    publish(&client, &open, &cache, options()).expect("publish")
+}
+
+fn params(query: &str, mode: SearchMode) -> SearchParams {
+    SearchParams {
+        query: query.to_owned(),
+        top_k: 10,
+        mode,
+    }
+}
+
+fn local(
+    fx: &Fixture,
+    name: &str,
+    p: &SearchParams,
+    embedder: Option<&dyn Embedder>,
+) -> SearchResponse {
+    let cache = fx.cache();
+    let open = cache.acquire(name).expect("open");
+    retrieval::search(&open, p, embedder).expect("local search")
+}
+
+fn ranking(response: &SearchResponse) -> Vec<(String, f32)> {
+    response
+        .results
+        .iter()
+        .map(|r| (r.chunk_id.clone(), r.score))
+        .collect()
+}
+
+/// Same chunks in the same order, scores equal to `tolerance` (relative), same citations.
+fn assert_same(local: &SearchResponse, remote: &SearchResponse, tolerance: f32, what: &str) {
+    let (l, r) = (ranking(local), ranking(remote));
+    assert_eq!(
+        l.iter().map(|x| &x.0).collect::<Vec<_>>(),
+        r.iter().map(|x| &x.0).collect::<Vec<_>>(),
+        "{what}: local {l:?} cluster {r:?}"
+    );
+    for ((_, a), (_, b)) in l.iter().zip(&r) {
+        assert!(
+            (a - b).abs() <= tolerance * a.abs().max(1e-3),
+            "{what}: scores {a} and {b}"
+        );
+    }
+    for (a, b) in local.results.iter().zip(&remote.results) {
+        assert_eq!(a.citation, b.citation, "{what}");
+        assert_eq!(a.content, b.content, "{what}");
+        assert_eq!(a.rank, b.rank, "{what}");
+    }
+    assert_eq!(
+        local.metadata.generation, remote.metadata.generation,
+        "{what}"
+    );
+    assert_eq!(
+        local.metadata.query_terms, remote.metadata.query_terms,
+        "{what}"
+    );
+    assert!(!remote.results.is_empty(), "{what}: nothing found");
+}
+
+#[test]
+fn lexical_search_in_the_cluster_ranks_and_scores_like_the_local_engine() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    ingest(&fx, "lexical", None);
+    let published = publish_now(&cluster, &fx, "lexical");
+    assert_eq!(published.index, "groundkit-lexical--g1");
+    assert_eq!(published.chunks, 6);
+    let remote = backend(&cluster, &fx, 1);
+    for query in QUERIES {
+        let p = params(query, SearchMode::Lexical);
+        let answer = remote.search("lexical", &p, None).expect("cluster search");
+        assert_same(&local(&fx, "lexical", &p, None), &answer, 1e-3, query);
+    }
+    // Only stop words: no terms, no results, on both.
+    let p = params("the and of", SearchMode::Lexical);
+    let answer = remote.search("lexical", &p, None).expect("cluster search");
+    assert!(answer.results.is_empty());
+    assert_eq!(answer.metadata.query_terms, 0);
+    // Without vectors, dense is refused as it is locally.
+    let err = remote
+        .search("lexical", &params("tides", SearchMode::Dense), None)
+        .expect_err("no vectors");
+    assert_eq!(err.kind(), "dense_unavailable");
+}
+
+#[test]
+fn dense_and_hybrid_in_the_cluster_rank_like_the_local_engine() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    let model = crate::embed::minilm();
+    ingest(&fx, "dense", Some(model.clone()));
+    publish_now(&cluster, &fx, "dense");
+    let remote = backend(&cluster, &fx, 2);
+    for query in QUERIES {
+        for mode in [SearchMode::Dense, SearchMode::Hybrid] {
+            let p = params(query, mode);
+            let answer = remote
+                .search("dense", &p, Some(model.as_ref()))
+                .expect("cluster search");
+            let expected = local(&fx, "dense", &p, Some(model.as_ref()));
+            assert_same(&expected, &answer, 1e-3, &format!("{mode:?} {query}"));
+        }
+    }
+    let status = remote
+        .index_status("dense", Some(model.as_ref()))
+        .expect("status");
+    assert!(status.dense_search_available);
+    assert_eq!(status.embedding.as_ref().map(|e| e.dimension), Some(384));
+    let without = remote.index_status("dense", None).expect("status");
+    assert!(!without.dense_search_available);
+    let err = remote
+        .search("dense", &params("tides", SearchMode::Hybrid), None)
+        .expect_err("no embedder");
+    assert_eq!(err.kind(), "dense_unavailable");
+}
+
+#[test]
+fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    ingest(&fx, "moves", None);
+    publish_now(&cluster, &fx, "moves");
+    let remote = backend(&cluster, &fx, 0);
+    let before = remote
+        .search("moves", &params("green tea", SearchMode::Lexical), None)
+        .expect("search");
+    let old_chunk = before.results[0].chunk_id.clone();
+    let fetched = remote.fetch_chunk("moves", &old_chunk).expect("fetch");
+    assert_eq!(fetched.verification, Verification::Verified);
+    assert!(!fetched.superseded);
+    assert_eq!(
+        fetched.content.as_deref(),
+        Some(before.results[0].content.as_str())
+    );
+
+    fx.write(
+        "tea.txt",
+        "Oolong tea is steeped at 90 degrees, several short times.",
+    );
+    ingest(&fx, "moves", None);
+    let second = publish_now(&cluster, &fx, "moves");
+    assert_eq!(second.index, "groundkit-moves--g2");
+    assert!(
+        second.removed.is_empty(),
+        "the old generation is kept for the retention window"
+    );
+    let after = remote
+        .search("moves", &params("oolong tea", SearchMode::Lexical), None)
+        .expect("search");
+    assert_eq!(after.metadata.generation, 2);
+    assert_eq!(after.results[0].citation.source, "tea.txt");
+    assert!(after.results[0].content.starts_with("Oolong"));
+    // The replaced chunk is still in generation 1: fetched as superseded, and its source has
+    // changed since, so it drifted.
+    let old = remote.fetch_chunk("moves", &old_chunk).expect("fetch old");
+    assert!(old.superseded);
+    assert_eq!(old.verification, Verification::Drifted);
+    assert!(old.content.is_none());
+    let status = remote.index_status("moves", None).expect("status");
+    assert_eq!(
+        (status.generation, status.document_count, status.chunk_count),
+        (2, 6, 6)
+    );
+    let err = remote
+        .fetch_chunk("moves", "no-such-chunk")
+        .expect_err("missing");
+    assert_eq!(err.kind(), "chunk_not_found");
+
+    // Publishing the same generation again changes nothing; with no retention, generation 1 goes.
+    let client = Cluster::connect(&ClusterConfig::new(cluster.url(0))).expect("connect");
+    let cache = fx.cache();
+    let open = cache.acquire("moves").expect("open");
+    let again = publish(
+        &client,
+        &open,
+        &cache,
+        PublishOptions {
+            retention: Duration::ZERO,
+            ..options()
+        },
+    )
+    .expect("publish again");
+    assert!(again.unchanged);
+    assert_eq!(again.removed, vec!["groundkit-moves--g1".to_owned()]);
+    let err = remote
+        .fetch_chunk("moves", &old_chunk)
+        .expect_err("expired");
+    assert_eq!(err.kind(), "chunk_not_found");
+}
+
+#[test]
+fn an_index_a_dead_publish_left_is_never_served_and_the_next_publish_removes_it() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    ingest(&fx, "orphan", None);
+    publish_now(&cluster, &fx, "orphan");
+    // What a publish killed while loading generation 2 leaves: an index no alias names, with
+    // part of the chunks.
+    let port = cluster.http[0];
+    let created = http(
+        port,
+        "PUT",
+        "/groundkit-orphan--g2",
+        r#"{"mappings":{"properties":{"content":{"type":"text"}}}}"#,
+    );
+    assert_eq!(created.map(|(s, _)| s), Some(200));
+    let put = http(
+        port,
+        "PUT",
+        "/groundkit-orphan--g2/_doc/x?refresh=true",
+        r#"{"content":"green tea half loaded"}"#,
+    );
+    assert_eq!(put.map(|(s, _)| s), Some(201));
+    let remote = backend(&cluster, &fx, 0);
+    let answer = remote
+        .search("orphan", &params("green tea", SearchMode::Lexical), None)
+        .expect("search");
+    assert_eq!(answer.metadata.generation, 1);
+    assert!(answer.results.iter().all(|r| r.chunk_id != "x"));
+    assert_eq!(
+        remote
+            .list_collections()
+            .expect("list")
+            .iter()
+            .filter(|c| *c == "orphan")
+            .count(),
+        1
+    );
+
+    fx.write("tea.txt", "White tea is steeped cool, at 75 degrees.");
+    ingest(&fx, "orphan", None);
+    let next = publish_now(&cluster, &fx, "orphan");
+    assert_eq!(next.index, "groundkit-orphan--g2");
+    assert_eq!(next.removed, vec!["groundkit-orphan--g2".to_owned()]);
+    let answer = remote
+        .search("orphan", &params("white tea", SearchMode::Lexical), None)
+        .expect("search");
+    assert_eq!(answer.metadata.generation, 2);
+    assert!(answer.results[0].content.starts_with("White tea"));
+    assert!(remote.fetch_chunk("orphan", "x").is_err());
+}
+
+#[test]
+fn any_node_answers_and_a_killed_node_does_not_stop_the_answers() {
+    let mut cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    ingest(&fx, "replicas", None);
+    publish_now(&cluster, &fx, "replicas");
+    let p = params("moon and tides", SearchMode::Lexical);
+    let expected = local(&fx, "replicas", &p, None);
+    let through: Vec<ClusterBackend> = (0..3).map(|i| backend(&cluster, &fx, i)).collect();
+    for remote in &through {
+        assert_same(
+            &expected,
+            &remote.search("replicas", &p, None).expect("search"),
+            1e-3,
+            "any node",
+        );
+    }
+    // Queries keep coming through node 0 while node 2 is killed: every answer is complete.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let answers = std::thread::scope(|scope| {
+        let asking = scope.spawn(|| {
+            let mut answers = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                answers.push(through[0].search("replicas", &p, None).map(|r| ranking(&r)));
+            }
+            answers
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        cluster.kill(2);
+        std::thread::sleep(Duration::from_secs(3));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        asking.join().expect("asking thread")
+    });
+    let after_kill = through[1].search("replicas", &p, None).map(|r| ranking(&r));
+    cluster.restart(2);
+    assert!(answers.len() > 5, "only {} answers", answers.len());
+    for answer in answers.iter().chain([&after_kill]) {
+        let ids: Vec<String> = answer
+            .as_ref()
+            .expect("answered")
+            .iter()
+            .map(|x| x.0.clone())
+            .collect();
+        let want: Vec<String> = expected
+            .results
+            .iter()
+            .map(|r| r.chunk_id.clone())
+            .collect();
+        assert_eq!(ids, want);
+    }
+}
+
+#[test]
+fn cluster_failures_are_storage_errors_that_show_nothing_of_the_cluster() {
+    let fx = Fixture::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let client =
+        Cluster::connect(&ClusterConfig::new(format!("http://127.0.0.1:{port}"))).expect("connect");
+    let remote = ClusterBackend::new(client, &fx.base, None);
+    let err = remote
+        .search("anything", &params("tides", SearchMode::Lexical), None)
+        .expect_err("nothing listens");
+    assert_eq!(err.kind(), "storage_error");
+    let shown = err.public_detail();
+    assert!(
+        !shown.contains("127.0.0.1") && !shown.contains(&port.to_string()),
+        "{shown}"
+    );
+
+    // Names the cluster cannot hold are refused before anything is sent.
+    let err = remote.fetch_chunk("Upper", "x").expect_err("uppercase");
+    assert_eq!(err.kind(), "collection_not_found");
+    for (url, field) in [
+        ("ftp://x", "opensearch-url"),
+        ("not a url", "opensearch-url"),
+    ] {
+        let err = Cluster::connect(&ClusterConfig::new(url)).expect_err("bad url");
+        assert_eq!(err.field(), Some(field));
+    }
+    let mut config = ClusterConfig::new("http://127.0.0.1:9200");
+    config.username = Some("grk".to_owned());
+    config.password_env = Some("GROUNDKIT_TEST_UNSET_PASSWORD_VARIABLE".to_owned());
+    let err = Cluster::connect(&config).expect_err("unset password variable");
+    assert_eq!(err.field(), Some("opensearch-password-env"));
+}
