@@ -23,6 +23,8 @@ use groundkit_core::retrieval::{
     MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, SearchMode, SearchParams, SearchResponse,
 };
 use groundkit_core::{Error, tool};
+#[cfg(feature = "opensearch")]
+use groundkit_opensearch::ClusterBackend;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -57,6 +59,8 @@ pub struct ServiceContext {
     default_top_k: u32,
     scans: Arc<Semaphore>,
     scan_wait: Duration,
+    #[cfg(feature = "opensearch")]
+    cluster: Option<Arc<ClusterBackend>>,
 }
 
 impl ServiceContext {
@@ -70,7 +74,18 @@ impl ServiceContext {
             default_top_k: DEFAULT_TOP_K,
             scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
             scan_wait: PERMIT_WAIT,
+            #[cfg(feature = "opensearch")]
+            cluster: None,
         }
+    }
+
+    /// Also serve the collections `cluster` holds. A collection the cluster holds is served
+    /// from it, even where the index directory has one of the same name (the staging copy an
+    /// ingest publishes from).
+    #[cfg(feature = "opensearch")]
+    pub fn with_cluster(mut self, cluster: Arc<ClusterBackend>) -> Self {
+        self.cluster = Some(cluster);
+        self
     }
 
     /// Embed queries with `embedder` for `dense` and `hybrid` searches of the collections whose
@@ -125,6 +140,28 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| Error::internal(format!("engine task failed: {err}")))?
 }
 
+/// Where a collection is served from.
+enum Source {
+    /// The index directory, at the generation the cache holds.
+    Local(Arc<OpenCollection>),
+    /// The cluster.
+    #[cfg(feature = "opensearch")]
+    Cluster(Arc<ClusterBackend>),
+}
+
+/// The backend that serves collection `name`: the cluster if it holds it, else the index
+/// directory (`collection_not_found` if neither has it).
+async fn source(ctx: &ServiceContext, name: &str) -> Result<Source, Error> {
+    #[cfg(feature = "opensearch")]
+    if let Some(cluster) = &ctx.cluster {
+        let (probe, owned) = (Arc::clone(cluster), name.to_owned());
+        if blocking(move || probe.holds(&owned)).await? {
+            return Ok(Source::Cluster(Arc::clone(cluster)));
+        }
+    }
+    Ok(Source::Local(acquire(ctx, name).await?))
+}
+
 /// Open a collection: validate, check existence, reuse the cached generation when current.
 async fn acquire(ctx: &ServiceContext, name: &str) -> Result<Arc<OpenCollection>, Error> {
     let cache = ctx.cache.clone();
@@ -176,7 +213,8 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (true, Some(reranker)) => Some(Arc::clone(reranker)),
         (false, _) => None,
     };
-    let open = acquire(ctx, &request.collection).await?;
+    let source = source(ctx, &request.collection).await?;
+    let collection = request.collection;
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let params = SearchParams {
         query: request.query,
@@ -193,7 +231,13 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut response = retrieval::search(&open, &params, embedder.as_deref())?;
+        let mut response = match &source {
+            Source::Local(open) => retrieval::search(open, &params, embedder.as_deref())?,
+            #[cfg(feature = "opensearch")]
+            Source::Cluster(cluster) => {
+                cluster.search(&collection, &params, embedder.as_deref())?
+            }
+        };
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let results = rerank::rerank(
@@ -240,8 +284,13 @@ pub async fn fetch_chunk(
     ctx: &ServiceContext,
     request: FetchChunkRequest,
 ) -> Result<FetchChunkResponse, Error> {
-    let open = acquire(ctx, &request.collection).await?;
-    blocking(move || retrieval::fetch_chunk(&open, &request.chunk_id)).await
+    let source = source(ctx, &request.collection).await?;
+    blocking(move || match source {
+        Source::Local(open) => retrieval::fetch_chunk(&open, &request.chunk_id),
+        #[cfg(feature = "opensearch")]
+        Source::Cluster(cluster) => cluster.fetch_chunk(&request.collection, &request.chunk_id),
+    })
+    .await
 }
 
 /// `list_collections` takes no arguments.
@@ -259,7 +308,20 @@ pub async fn list_collections(
     _request: ListCollectionsRequest,
 ) -> Result<ListCollectionsResponse, Error> {
     let index_dir = ctx.cache.index_dir().to_owned();
-    let collections = blocking(move || retrieval::list_collections(&index_dir)).await?;
+    #[cfg(feature = "opensearch")]
+    let cluster = ctx.cluster.clone();
+    let collections = blocking(move || {
+        #[allow(unused_mut)]
+        let mut collections = retrieval::list_collections(&index_dir)?;
+        #[cfg(feature = "opensearch")]
+        if let Some(cluster) = cluster {
+            collections.extend(cluster.list_collections()?);
+            collections.sort();
+            collections.dedup();
+        }
+        Ok(collections)
+    })
+    .await?;
     Ok(ListCollectionsResponse { collections })
 }
 
@@ -284,14 +346,20 @@ pub async fn index_status(
     ctx: &ServiceContext,
     request: IndexStatusRequest,
 ) -> Result<IndexStatus, Error> {
-    let open = acquire(ctx, &request.collection).await?;
+    let source = source(ctx, &request.collection).await?;
     let cache = ctx.cache.clone();
     let embedder = ctx.embedder.clone();
     let rerank_model = ctx.rerank_model().map(str::to_owned);
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut status = retrieval::index_status(&open, &cache, embedder.as_deref())?;
+        let mut status = match source {
+            Source::Local(open) => retrieval::index_status(&open, &cache, embedder.as_deref())?,
+            #[cfg(feature = "opensearch")]
+            Source::Cluster(cluster) => {
+                cluster.index_status(&request.collection, embedder.as_deref())?
+            }
+        };
         status.rerank_model = rerank_model;
         Ok(status)
     })

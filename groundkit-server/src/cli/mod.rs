@@ -1,11 +1,16 @@
-//! The `grk` command line: ingest, search, fetch, status, list and eval over local collections.
+//! The `grk` command line: ingest, search, fetch, status, list and eval over the collections of
+//! the index directory and, with `--opensearch-url`, of an OpenSearch cluster (`eval` reads the
+//! index directory only).
 //!
 //! `--json` prints exactly the response types the service returns, so a script parsing
 //! `grk search --json` and a client of the REST or MCP surface parse the same shape.
 
+mod cluster;
 mod output;
 mod progress;
 mod tools;
+
+pub use cluster::{BackendArg, ClusterArgs};
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -41,6 +46,10 @@ pub struct Cli {
     /// How `serve` and `search` rerank when a search asks for it.
     #[command(flatten)]
     pub rerank: crate::reranker::RerankArgs,
+    /// The OpenSearch cluster that serves (and `ingest --backend opensearch` publishes)
+    /// collections.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -57,7 +66,7 @@ pub enum Command {
     Fetch(FetchArgs),
     /// Show a collection's size, identity and generation.
     Status(StatusArgs),
-    /// List the collections in the index directory.
+    /// List the collections in the index directory (and the cluster, with `--opensearch-url`).
     List(ListArgs),
     /// Measure retrieval quality on BEIR-format queries and relevance judgements.
     Eval(EvalArgs),
@@ -97,6 +106,11 @@ pub struct IngestArgs {
     /// search approximate and fast; below N it compares the query with every vector.
     #[arg(long, value_name = "N", default_value_t = retrieval::vectors::graph::DEFAULT_MIN_VECTORS)]
     pub graph_min_vectors: usize,
+    /// Where the collection is served from: `local` (the index directory) or `opensearch` (the
+    /// `--opensearch-url` cluster: ingested into the index directory as a staging copy, then
+    /// its new generation published to the cluster).
+    #[arg(long, value_enum, default_value_t = BackendArg::Local)]
+    pub backend: BackendArg,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -321,6 +335,14 @@ fn serve(
     if let Some(reranking) = reranking {
         context = reranking.apply(context);
     }
+    match cli.cluster.backend(&cli.base_dir, &cli.index_dir) {
+        Ok(Some(cluster)) => context = context.with_cluster(cluster),
+        Ok(None) => {}
+        Err(err) => {
+            report_error(&err);
+            return ExitCode::from(exit::USAGE);
+        }
+    }
     let state = crate::AppState::new(registry, context, info, crate::Limits::default());
     match crate::serve::run(state, &args.serve) {
         Ok(()) => ExitCode::SUCCESS,
@@ -334,6 +356,20 @@ fn serve(
 /// Ingest, then exit with [`exit::NOTHING_INGESTED`] when no source yielded a document and
 /// [`exit::SOME_SOURCES_FAILED`] when some sources failed, so a script can tell.
 fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> Result<u8, Error> {
+    let cluster = match args.backend {
+        BackendArg::Local => None,
+        BackendArg::Opensearch => {
+            groundkit_opensearch::check_name(&args.collection)?;
+            Some(
+                cli.cluster
+                    .connect()?
+                    .ok_or_else(|| Error::InvalidRequest {
+                        field: Some("backend".to_owned()),
+                        message: "--backend opensearch needs --opensearch-url".to_owned(),
+                    })?,
+            )
+        }
+    };
     let mut options = IngestOptions::new(
         cli.index_dir.clone(),
         cli.base_dir.clone(),
@@ -353,7 +389,29 @@ fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> 
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();
     let summary = summary?;
-    emit(args.json, &summary, output::print_ingest)?;
+    let published = match &cluster {
+        Some(cluster) => publish(cli, args, cluster)?,
+        None => None,
+    };
+    match &published {
+        None => emit(args.json, &summary, output::print_ingest)?,
+        Some(published) if args.json => {
+            let mut value = serde_json::to_value(&summary)
+                .map_err(|err| Error::internal(format!("cannot render JSON: {err}")))?;
+            value["published"] = serde_json::json!({
+                "index": published.index,
+                "generation": published.generation,
+                "chunks": published.chunks,
+                "unchanged": published.unchanged,
+                "removed": published.removed,
+            });
+            print_json(&value)?;
+        }
+        Some(published) => {
+            output::print_ingest(&summary);
+            output::print_published(published);
+        }
+    }
     let ingested = summary.added + summary.updated + summary.unchanged;
     Ok(if ingested == 0 {
         exit::NOTHING_INGESTED
@@ -362,6 +420,28 @@ fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> 
     } else {
         exit::SUCCESS
     })
+}
+
+/// Publishes the collection's committed generation to `cluster` (nothing when the collection
+/// does not exist: no source yielded a document and none ever did).
+fn publish(
+    cli: &Cli,
+    args: &IngestArgs,
+    cluster: &groundkit_opensearch::Cluster,
+) -> Result<Option<groundkit_opensearch::Published>, Error> {
+    let cache = CollectionCache::new(cli.index_dir.clone(), cli.base_dir.clone(), 1);
+    let open = match cache.acquire(&args.collection) {
+        Ok(open) => open,
+        Err(Error::CollectionNotFound { .. }) => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let options = groundkit_opensearch::PublishOptions {
+        shards: cli.cluster.opensearch_shards,
+        replicas: cli.cluster.opensearch_replicas,
+        retention: std::time::Duration::from_secs(args.keep_superseded),
+        ..Default::default()
+    };
+    groundkit_opensearch::publish(cluster, &open, &cache, options).map(Some)
 }
 
 fn eval(cli: &Cli, args: &EvalArgs, embedder: Option<&dyn Embedder>) -> Result<(), Error> {

@@ -37,6 +37,23 @@ pub(super) fn print_ingest(summary: &IngestSummary) {
     );
 }
 
+pub(super) fn print_published(published: &groundkit_opensearch::Published) {
+    if published.unchanged {
+        println!(
+            "published: {} already serves generation {}",
+            published.index, published.generation
+        );
+    } else {
+        println!(
+            "published: {} ({} chunks) now serves generation {}",
+            published.index, published.chunks, published.generation
+        );
+    }
+    for index in &published.removed {
+        println!("  removed {index}");
+    }
+}
+
 pub(super) fn print_search(response: &SearchResponse) {
     if response.results.is_empty() {
         println!("no results (generation {})", response.metadata.generation);

@@ -43,6 +43,9 @@ fn call<T: DeserializeOwned>(
     if let Some(reranking) = reranking {
         context = reranking.apply(context);
     }
+    if let Some(cluster) = cli.cluster.backend(&cli.base_dir, &cli.index_dir)? {
+        context = context.with_cluster(cluster);
+    }
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()

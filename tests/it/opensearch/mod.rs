@@ -6,6 +6,7 @@
 //! one of them stops and restarts a node.
 
 mod backend;
+mod serving;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

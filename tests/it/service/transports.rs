@@ -141,7 +141,7 @@ fn message(response: &Response) -> Value {
 
 /// What a surface's answer says, without `index_status`'s runtime counters: they count this
 /// process's acquires and rebuild timings, which differ per server and per call by design.
-fn stable(mut value: Value) -> Value {
+pub(crate) fn stable(mut value: Value) -> Value {
     if let Some(object) = value.as_object_mut() {
         for counter in [
             "retriever_acquires",

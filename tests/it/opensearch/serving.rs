@@ -1,0 +1,378 @@
+//! Serving from the cluster: the service's tools on every transport, `grk ingest --backend
+//! opensearch`, a publish killed mid-load, and two `grk serve` processes during an alias flip.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use groundkit_core::retrieval::CollectionCache;
+use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig};
+use groundkit_server::service::ServiceContext;
+use serde_json::{Value, json};
+
+use super::{TestCluster, cluster, http};
+use crate::retrieval::Fixture;
+use crate::service::transports::{Surfaces, stable};
+
+const GRK: &str = env!("CARGO_BIN_EXE_grk-it");
+
+fn corpus(fx: &Fixture) {
+    fx.write(
+        "tides.md",
+        "Spring tides follow the new and the full moon; neap tides come between.",
+    );
+    fx.write(
+        "tea.txt",
+        "Green tea is steeped at 80 degrees for two minutes.",
+    );
+    fx.write(
+        "kelp.txt",
+        "Kelp forests grow in cold coastal water; otters hunt urchins there.",
+    );
+}
+
+/// `grk` on `fx` with the cluster at node `node`.
+fn grk(fx: &Fixture, cluster: &TestCluster, node: usize) -> Command {
+    let mut cmd = fx.grk();
+    cmd.arg("--opensearch-url").arg(cluster.url(node));
+    cmd
+}
+
+/// An answer without what differs per server by design: `index_status`'s runtime counters and a
+/// problem's request id.
+fn comparable(value: Value) -> Value {
+    let mut value = stable(value);
+    if let Some(object) = value.as_object_mut() {
+        object.remove("request_id");
+    }
+    value
+}
+
+/// Equal JSON, except that floating-point numbers (scores) need only agree to 1e-5, relative: the
+/// cluster computes BM25 in another order than the local engine.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            (x - y).abs() <= 1e-5 * x.abs().max(1.0)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn json_of(output: std::process::Output) -> Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("json")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::await_holding_lock,
+    reason = "the guard keeps the other cluster tests out for the whole test; nothing else in \
+              this runtime takes it"
+)]
+async fn every_tool_answers_from_the_cluster_as_from_the_index_directory_on_all_transports() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    let published = json_of(
+        grk(&fx, &cluster, 0)
+            .args([
+                "ingest",
+                "-c",
+                "served",
+                "--backend",
+                "opensearch",
+                "--json",
+                ".",
+            ])
+            .output()
+            .expect("run grk"),
+    );
+    assert_eq!(published["published"]["index"], "groundkit-served--g1");
+    assert_eq!(published["published"]["chunks"], 3);
+    assert_eq!(published["added"], 3);
+
+    // The cluster-backed server holds nothing: an empty index directory, the same sources.
+    let empty = tempfile::tempdir().expect("empty index dir");
+    let url = cluster.url(1);
+    let base = fx.base.clone();
+    let mut remote = Surfaces::start_with_context(|| {
+        let client = Cluster::connect(&ClusterConfig::new(url.clone())).expect("connect");
+        ServiceContext::new(CollectionCache::new(empty.path(), &base, 4))
+            .with_cluster(Arc::new(ClusterBackend::new(client, &base, None)))
+    })
+    .await;
+    let mut local = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
+
+    let found = local
+        .everywhere(
+            "search",
+            json!({"collection": "served", "query": "tea", "top_k": 1}),
+        )
+        .await
+        .0
+        .json();
+    let chunk_id = found["results"][0]["chunk_id"].clone();
+    let calls = [
+        json!(["search", {"collection": "served", "query": "moon tides", "top_k": 3}]),
+        json!(["search", {"collection": "served", "query": "cold water", "mode": "lexical"}]),
+        json!(["fetch_chunk", {"collection": "served", "chunk_id": chunk_id}]),
+        json!(["index_status", {"collection": "served"}]),
+        json!(["search", {"collection": "served", "query": "tea", "mode": "dense"}]),
+        json!(["index_status", {"collection": "absent"}]),
+        json!(["fetch_chunk", {"collection": "served", "chunk_id": "0000000000"}]),
+    ];
+    // The cluster is shared by the suite's tests: it lists this test's collection among others.
+    let (listed, _, _) = remote.everywhere("list_collections", json!({})).await;
+    let listed = listed.json();
+    assert!(
+        listed["collections"]
+            .as_array()
+            .expect("names")
+            .contains(&json!("served")),
+        "{listed}"
+    );
+    for call in calls {
+        let (tool, arguments) = (call[0].as_str().expect("tool"), call[1].clone());
+        let (want_rest, want_http, _) = local.everywhere(tool, arguments.clone()).await;
+        let (rest, http_result, stdio_result) = remote.everywhere(tool, arguments).await;
+        assert_eq!(rest.status, want_rest.status, "{tool}: {}", rest.body);
+        let (got, want) = (comparable(rest.json()), comparable(want_rest.json()));
+        assert!(same(&got, &want), "{tool} over REST: {got} != {want}");
+        for (surface, result) in [("MCP HTTP", &http_result), ("MCP stdio", &stdio_result)] {
+            assert_eq!(
+                result["isError"], want_http["isError"],
+                "{tool} over {surface}"
+            );
+            let got = comparable(result["structuredContent"].clone());
+            let want = comparable(want_http["structuredContent"].clone());
+            assert!(same(&got, &want), "{tool} over {surface}: {got} != {want}");
+            let text = |r: &Value| -> Value {
+                serde_json::from_str(r["content"][0]["text"].as_str().unwrap_or("null"))
+                    .unwrap_or(Value::Null)
+            };
+            let (got, want) = (comparable(text(result)), comparable(text(&want_http)));
+            assert!(
+                same(&got, &want),
+                "{tool} over {surface}, text: {got} != {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_publish_killed_while_loading_never_moves_the_alias_and_the_next_ingest_cleans_up() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    // Enough chunks that loading takes a while: 4000 documents in a BEIR corpus.
+    let mut lines = String::new();
+    for i in 0..4000 {
+        lines.push_str(&json!({"_id": format!("d{i}"), "title": format!("Note {i}"), "text": format!("Tide table {i}: high water at {} and low water at {}.", i % 12, (i + 6) % 12)}).to_string());
+        lines.push('\n');
+    }
+    fx.write("corpus.jsonl", &lines);
+    let ingest = |extra: &[&str]| {
+        let mut cmd = grk(&fx, &cluster, 0);
+        cmd.args([
+            "ingest",
+            "-c",
+            "killed",
+            "--backend",
+            "opensearch",
+            "--format",
+            "beir",
+        ]);
+        cmd.args(extra).arg("corpus.jsonl");
+        cmd
+    };
+    assert!(ingest(&[]).output().expect("first ingest").status.success());
+    let before = http(cluster.http[0], "GET", "/_alias/groundkit-killed", "").expect("alias");
+    assert!(before.1.contains("groundkit-killed--g1"), "{before:?}");
+
+    // Generation 2: kill the ingest as soon as its index exists in the cluster.
+    fx.write("corpus.jsonl", lines.replace("high water", "flood tide"));
+    let mut child = ingest(&[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some((200, _)) = http(cluster.http[0], "GET", "/groundkit-killed--g2", "") {
+            break;
+        }
+        assert!(
+            child.try_wait().expect("poll").is_none(),
+            "the ingest finished before it was killed"
+        );
+        assert!(Instant::now() < deadline, "generation 2 never appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("kill -9");
+    child.wait().expect("reap");
+    let alias = http(cluster.http[0], "GET", "/_alias/groundkit-killed", "").expect("alias");
+    assert!(
+        alias.1.contains("groundkit-killed--g1") && !alias.1.contains("--g2"),
+        "{alias:?}"
+    );
+    let found = json_of(
+        grk(&fx, &cluster, 1)
+            .args(["search", "-c", "killed", "flood tide", "--json"])
+            .current_dir(tempfile::tempdir().expect("elsewhere").path())
+            .output()
+            .expect("search"),
+    );
+    assert_eq!(found["metadata"]["generation"], 1);
+
+    // The next ingest publishes generation 2 whole, replacing what the killed one left.
+    let done = json_of(ingest(&["--json"]).output().expect("ingest again"));
+    assert_eq!(done["published"]["index"], "groundkit-killed--g2");
+    assert_eq!(done["published"]["chunks"], 4000);
+    let status = json_of(
+        grk(&fx, &cluster, 2)
+            .args(["status", "-c", "killed", "--json"])
+            .output()
+            .expect("status"),
+    );
+    assert_eq!(
+        (status["generation"].clone(), status["chunk_count"].clone()),
+        (json!(2), json!(4000))
+    );
+}
+
+/// A `grk serve` process with an empty index directory, serving the cluster through node `node`.
+struct Serve {
+    child: Child,
+    addr: SocketAddr,
+    _index: tempfile::TempDir,
+}
+
+impl Serve {
+    fn start(fx: &Fixture, cluster: &TestCluster, node: usize) -> Self {
+        let index = tempfile::tempdir().expect("index dir");
+        let mut child = Command::new(GRK)
+            .arg("--index-dir")
+            .arg(index.path())
+            .arg("--base-dir")
+            .arg(&fx.base)
+            .arg("--opensearch-url")
+            .arg(cluster.url(node))
+            .args(["serve", "--port", "0"])
+            .env("GROUNDKIT_LOG", "info")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn grk serve");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let addr = loop {
+            let mut line = String::new();
+            assert!(
+                stderr.read_line(&mut line).expect("read") > 0,
+                "grk serve exited"
+            );
+            if let Some(rest) = line.split("serving REST on http://").nth(1) {
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .expect("address")
+                    .parse()
+                    .expect("address");
+            }
+        };
+        // Keep reading the log so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Self {
+            child,
+            addr,
+            _index: index,
+        }
+    }
+
+    fn search(&self, query: &str) -> Value {
+        let body = json!({"collection": "flip", "query": query, "top_k": 5}).to_string();
+        let response = groundkit_tests::send_raw(
+            self.addr,
+            &format!(
+                "POST /search HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                self.addr,
+                body.len()
+            ),
+        );
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.json()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn two_servers_round_robin_answer_identically_through_an_alias_flip() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    let ingest = || {
+        let output = grk(&fx, &cluster, 0)
+            .args(["ingest", "-c", "flip", "--backend", "opensearch", "."])
+            .output()
+            .expect("ingest");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    ingest();
+    let servers = [
+        Serve::start(&fx, &cluster, 1),
+        Serve::start(&fx, &cluster, 2),
+    ];
+    let query = "green tea";
+    let g1 = servers[0].search(query);
+    assert_eq!(servers[1].search(query), g1);
+    assert_eq!(g1["metadata"]["generation"], 1);
+
+    fx.write(
+        "tea.txt",
+        "Green tea is steeped at 70 degrees for three minutes, never boiled.",
+    );
+    let answers = std::thread::scope(|scope| {
+        let flipping = scope.spawn(ingest);
+        let mut answers = Vec::new();
+        let mut turn = 0;
+        while !flipping.is_finished() || answers.len() < 10 {
+            answers.push(servers[turn % 2].search(query));
+            turn += 1;
+        }
+        flipping.join().expect("ingest thread");
+        answers
+    });
+    let g2 = servers[0].search(query);
+    assert_eq!(g2["metadata"]["generation"], 2);
+    assert_eq!(servers[1].search(query), g2);
+    assert_ne!(g1["results"], g2["results"]);
+    // Every answer during the flip is one generation's whole answer, never a mixture (the two
+    // nodes may apply the new alias a moment apart; once the ingest returns, both have).
+    for answer in &answers {
+        assert!(answer == &g1 || answer == &g2, "{answer}");
+    }
+}
