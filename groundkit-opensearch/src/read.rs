@@ -9,8 +9,8 @@ use groundkit_core::Error;
 use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
 use groundkit_core::retrieval::{
-    self, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus, RetrievalResult,
-    SearchMetadata, SearchMode, SearchParams, SearchResponse,
+    self, Backend, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus,
+    RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
 };
 use serde_json::{Value, json};
 
@@ -144,46 +144,6 @@ impl ClusterBackend {
         &self.cluster
     }
 
-    /// The names of the collections the cluster holds, sorted.
-    pub fn list_collections(&self) -> Result<Vec<String>, Error> {
-        let prefix = self.cluster.prefix();
-        let (status, answer) = self
-            .cluster
-            .call("GET", &format!("/_alias/{prefix}*"), None)?;
-        if status == 404 {
-            return Ok(Vec::new());
-        }
-        if status != 200 {
-            return Err(refused("GET", "/_alias", status, &answer));
-        }
-        let mut names: Vec<String> = answer
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter_map(|(index, body)| Some((index, body.get("aliases")?.as_object()?)))
-            .flat_map(|(index, aliases)| {
-                aliases.keys().filter_map(move |alias| {
-                    let name = alias.strip_prefix(prefix)?;
-                    // Only aliases groundkit made: naming one of their own generation indices.
-                    layout::generation_of(alias, index)?;
-                    layout::check_name(name).ok()?;
-                    Some(name.to_owned())
-                })
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        Ok(names)
-    }
-
-    /// Whether the cluster holds collection `name`.
-    pub fn holds(&self, name: &str) -> Result<bool, Error> {
-        if layout::check_name(name).is_err() {
-            return Ok(false);
-        }
-        Ok(self.current(name)?.is_some())
-    }
-
     fn current(&self, name: &str) -> Result<Option<Current>, Error> {
         let alias = layout::alias(self.cluster.prefix(), name);
         let (status, answer) = self
@@ -238,54 +198,6 @@ impl ClusterBackend {
             metas.insert(index.to_owned(), meta.clone());
         }
         Ok(meta)
-    }
-
-    /// Searches collection `name` in the cluster; the answer has the local backend's shape and
-    /// scores (BM25 for lexical, cosine similarity for dense, RRF for hybrid).
-    pub fn search(
-        &self,
-        name: &str,
-        params: &SearchParams,
-        embedder: Option<&dyn Embedder>,
-    ) -> Result<SearchResponse, Error> {
-        retrieval::validate_params(params)?;
-        let current = self.require(name)?;
-        let limit = params.top_k as usize;
-        let terms = retrieval::query_terms(&params.query);
-        let query_terms = if params.mode == SearchMode::Dense {
-            0
-        } else {
-            terms.len() as u32
-        };
-        let ranked: Vec<(f32, ChunkRecord)> = match params.mode {
-            SearchMode::Lexical => self.lexical(&current.index, &terms, limit)?,
-            SearchMode::Dense => {
-                let vector = self.query_vector(name, &current, &params.query, embedder)?;
-                self.dense(&current.index, &vector, limit)?
-            }
-            SearchMode::Hybrid => {
-                let vector = self.query_vector(name, &current, &params.query, embedder)?;
-                self.hybrid(&current.index, &terms, &vector, limit)?
-            }
-        };
-        let results: Vec<RetrievalResult> = ranked
-            .into_iter()
-            .enumerate()
-            .map(|(i, (score, record))| result(record, score, i as u32 + 1))
-            .collect();
-        Ok(SearchResponse {
-            total_results: results.len() as u32,
-            results,
-            metadata: SearchMetadata {
-                mode: params.mode,
-                generation: current.meta.generation,
-                top_k: params.top_k,
-                query_terms,
-                reranked: false,
-                rerank_model: None,
-                rerank_input_depth: None,
-            },
-        })
     }
 
     fn query_vector(
@@ -402,9 +314,104 @@ impl ClusterBackend {
         Ok(fuse(lexical, dense, limit))
     }
 
+    /// The base directory citations are verified in.
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+}
+
+impl Backend for ClusterBackend {
+    /// The names of the collections the cluster holds, sorted.
+    fn list_collections(&self) -> Result<Vec<String>, Error> {
+        let prefix = self.cluster.prefix();
+        let (status, answer) = self
+            .cluster
+            .call("GET", &format!("/_alias/{prefix}*"), None)?;
+        if status == 404 {
+            return Ok(Vec::new());
+        }
+        if status != 200 {
+            return Err(refused("GET", "/_alias", status, &answer));
+        }
+        let mut names: Vec<String> = answer
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(index, body)| Some((index, body.get("aliases")?.as_object()?)))
+            .flat_map(|(index, aliases)| {
+                aliases.keys().filter_map(move |alias| {
+                    let name = alias.strip_prefix(prefix)?;
+                    // Only aliases groundkit made: naming one of their own generation indices.
+                    layout::generation_of(alias, index)?;
+                    layout::check_name(name).ok()?;
+                    Some(name.to_owned())
+                })
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// Whether the cluster holds collection `name`.
+    fn holds(&self, name: &str) -> Result<bool, Error> {
+        if layout::check_name(name).is_err() {
+            return Ok(false);
+        }
+        Ok(self.current(name)?.is_some())
+    }
+
+    /// Searches collection `name` in the cluster; the answer has the local backend's shape and
+    /// scores (BM25 for lexical, cosine similarity for dense, RRF for hybrid).
+    fn search(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        retrieval::validate_params(params)?;
+        let current = self.require(name)?;
+        let limit = params.top_k as usize;
+        let terms = retrieval::query_terms(&params.query);
+        let query_terms = if params.mode == SearchMode::Dense {
+            0
+        } else {
+            terms.len() as u32
+        };
+        let ranked: Vec<(f32, ChunkRecord)> = match params.mode {
+            SearchMode::Lexical => self.lexical(&current.index, &terms, limit)?,
+            SearchMode::Dense => {
+                let vector = self.query_vector(name, &current, &params.query, embedder)?;
+                self.dense(&current.index, &vector, limit)?
+            }
+            SearchMode::Hybrid => {
+                let vector = self.query_vector(name, &current, &params.query, embedder)?;
+                self.hybrid(&current.index, &terms, &vector, limit)?
+            }
+        };
+        let results: Vec<RetrievalResult> = ranked
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, record))| result(record, score, i as u32 + 1))
+            .collect();
+        Ok(SearchResponse {
+            total_results: results.len() as u32,
+            results,
+            metadata: SearchMetadata {
+                mode: params.mode,
+                generation: current.meta.generation,
+                top_k: params.top_k,
+                query_terms,
+                reranked: false,
+                rerank_model: None,
+                rerank_input_depth: None,
+            },
+        })
+    }
+
     /// Fetches chunk `chunk_id` of collection `name` from the current generation, or from an
     /// older one still retained (then `superseded: true`), and verifies its citation.
-    pub fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
+    fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
         let current = self.require(name)?;
         let not_found = || Error::ChunkNotFound {
             chunk_id: chunk_id.to_owned(),
@@ -441,7 +448,7 @@ impl ClusterBackend {
 
     /// Collection `name`'s status, from its current generation's metadata. `embedder` is the
     /// server's: dense search is available when it computed the collection's vectors.
-    pub fn index_status(
+    fn index_status(
         &self,
         name: &str,
         embedder: Option<&dyn Embedder>,
@@ -468,10 +475,5 @@ impl ClusterBackend {
             rebuild_seconds_total: 0.0,
             last_rebuild_seconds: None,
         })
-    }
-
-    /// The base directory citations are verified in.
-    pub fn base_dir(&self) -> &Path {
-        &self.base_dir
     }
 }

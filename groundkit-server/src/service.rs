@@ -6,10 +6,12 @@
 //! types carry only a collection name, a chunk id, query text and ranking options.
 //!
 //! A collection name is validated by its declared pattern while the arguments are parsed, so a
-//! traversal-shaped name is a `validation_error` before anything touches the disk; existence is
-//! then checked by [`CollectionCache::acquire`] without creating a file, as the first step of
-//! every tool. Corpus-wide work (search, status) holds a permit of the one limiter both
-//! transports share, and all engine work runs off the async executor.
+//! traversal-shaped name is a `validation_error` before anything touches the disk. Each tool
+//! then asks a [`Backend`]: another backend (an OpenSearch cluster, [`ServiceContext::with_backend`])
+//! when it holds the collection, else the index directory's [`LocalBackend`], which checks
+//! existence through [`CollectionCache::acquire`] without creating a file. Corpus-wide work
+//! (search, status) holds a permit of the one limiter both transports share, and all engine work
+//! runs off the async executor.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,12 +21,10 @@ use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::retrieval::rerank;
 pub use groundkit_core::retrieval::rerank::Reranker;
 use groundkit_core::retrieval::{
-    self, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
-    MAX_QUERY_CHARS, MAX_TOP_K, OpenCollection, SearchMode, SearchParams, SearchResponse,
+    self, Backend, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
+    LocalBackend, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams, SearchResponse,
 };
 use groundkit_core::{Error, tool};
-#[cfg(feature = "opensearch")]
-use groundkit_opensearch::ClusterBackend;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -52,39 +52,36 @@ pub const DEFAULT_RERANK_DEPTH: u32 = 20;
 
 /// What every service tool shares, assembled once at start.
 pub struct ServiceContext {
-    cache: CollectionCache,
+    local: Arc<LocalBackend>,
     embedder: Option<Arc<dyn Embedder>>,
     reranker: Option<Arc<dyn Reranker>>,
     rerank_depth: u32,
     default_top_k: u32,
     scans: Arc<Semaphore>,
     scan_wait: Duration,
-    #[cfg(feature = "opensearch")]
-    cluster: Option<Arc<ClusterBackend>>,
+    remote: Option<Arc<dyn Backend>>,
 }
 
 impl ServiceContext {
     /// A context serving the collections of `cache`.
     pub fn new(cache: CollectionCache) -> Self {
         Self {
-            cache,
+            local: Arc::new(LocalBackend::new(cache)),
             embedder: None,
             reranker: None,
             rerank_depth: DEFAULT_RERANK_DEPTH,
             default_top_k: DEFAULT_TOP_K,
             scans: Arc::new(Semaphore::new(DEFAULT_MAX_CONCURRENT_SCANS)),
             scan_wait: PERMIT_WAIT,
-            #[cfg(feature = "opensearch")]
-            cluster: None,
+            remote: None,
         }
     }
 
-    /// Also serve the collections `cluster` holds. A collection the cluster holds is served
-    /// from it, even where the index directory has one of the same name (the staging copy an
-    /// ingest publishes from).
-    #[cfg(feature = "opensearch")]
-    pub fn with_cluster(mut self, cluster: Arc<ClusterBackend>) -> Self {
-        self.cluster = Some(cluster);
+    /// Also serve the collections `backend` holds (an OpenSearch cluster, say). A collection it
+    /// holds is served from it, even where the index directory has one of the same name (the
+    /// staging copy an ingest publishes from).
+    pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> Self {
+        self.remote = Some(backend);
         self
     }
 
@@ -140,33 +137,16 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| Error::internal(format!("engine task failed: {err}")))?
 }
 
-/// Where a collection is served from.
-enum Source {
-    /// The index directory, at the generation the cache holds.
-    Local(Arc<OpenCollection>),
-    /// The cluster.
-    #[cfg(feature = "opensearch")]
-    Cluster(Arc<ClusterBackend>),
-}
-
-/// The backend that serves collection `name`: the cluster if it holds it, else the index
-/// directory (`collection_not_found` if neither has it).
-async fn source(ctx: &ServiceContext, name: &str) -> Result<Source, Error> {
-    #[cfg(feature = "opensearch")]
-    if let Some(cluster) = &ctx.cluster {
-        let (probe, owned) = (Arc::clone(cluster), name.to_owned());
+/// The backend that serves collection `name`: the other backend if it holds it, else the index
+/// directory's (which answers `collection_not_found` when it has none).
+async fn backend(ctx: &ServiceContext, name: &str) -> Result<Arc<dyn Backend>, Error> {
+    if let Some(remote) = &ctx.remote {
+        let (probe, owned) = (Arc::clone(remote), name.to_owned());
         if blocking(move || probe.holds(&owned)).await? {
-            return Ok(Source::Cluster(Arc::clone(cluster)));
+            return Ok(Arc::clone(remote));
         }
     }
-    Ok(Source::Local(acquire(ctx, name).await?))
-}
-
-/// Open a collection: validate, check existence, reuse the cached generation when current.
-async fn acquire(ctx: &ServiceContext, name: &str) -> Result<Arc<OpenCollection>, Error> {
-    let cache = ctx.cache.clone();
-    let name = name.to_owned();
-    blocking(move || cache.acquire(&name)).await
+    Ok(ctx.local.clone())
 }
 
 // Every collection field declares the engine's one collection-name rule
@@ -213,7 +193,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (true, Some(reranker)) => Some(Arc::clone(reranker)),
         (false, _) => None,
     };
-    let source = source(ctx, &request.collection).await?;
+    let backend = backend(ctx, &request.collection).await?;
     let collection = request.collection;
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let params = SearchParams {
@@ -231,13 +211,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut response = match &source {
-            Source::Local(open) => retrieval::search(open, &params, embedder.as_deref())?,
-            #[cfg(feature = "opensearch")]
-            Source::Cluster(cluster) => {
-                cluster.search(&collection, &params, embedder.as_deref())?
-            }
-        };
+        let mut response = backend.search(&collection, &params, embedder.as_deref())?;
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let results = rerank::rerank(
@@ -284,13 +258,8 @@ pub async fn fetch_chunk(
     ctx: &ServiceContext,
     request: FetchChunkRequest,
 ) -> Result<FetchChunkResponse, Error> {
-    let source = source(ctx, &request.collection).await?;
-    blocking(move || match source {
-        Source::Local(open) => retrieval::fetch_chunk(&open, &request.chunk_id),
-        #[cfg(feature = "opensearch")]
-        Source::Cluster(cluster) => cluster.fetch_chunk(&request.collection, &request.chunk_id),
-    })
-    .await
+    let backend = backend(ctx, &request.collection).await?;
+    blocking(move || backend.fetch_chunk(&request.collection, &request.chunk_id)).await
 }
 
 /// `list_collections` takes no arguments.
@@ -307,15 +276,11 @@ pub async fn list_collections(
     ctx: &ServiceContext,
     _request: ListCollectionsRequest,
 ) -> Result<ListCollectionsResponse, Error> {
-    let index_dir = ctx.cache.index_dir().to_owned();
-    #[cfg(feature = "opensearch")]
-    let cluster = ctx.cluster.clone();
+    let (local, remote) = (ctx.local.clone(), ctx.remote.clone());
     let collections = blocking(move || {
-        #[allow(unused_mut)]
-        let mut collections = retrieval::list_collections(&index_dir)?;
-        #[cfg(feature = "opensearch")]
-        if let Some(cluster) = cluster {
-            collections.extend(cluster.list_collections()?);
+        let mut collections = local.list_collections()?;
+        if let Some(remote) = remote {
+            collections.extend(remote.list_collections()?);
             collections.sort();
             collections.dedup();
         }
@@ -346,20 +311,13 @@ pub async fn index_status(
     ctx: &ServiceContext,
     request: IndexStatusRequest,
 ) -> Result<IndexStatus, Error> {
-    let source = source(ctx, &request.collection).await?;
-    let cache = ctx.cache.clone();
+    let backend = backend(ctx, &request.collection).await?;
     let embedder = ctx.embedder.clone();
     let rerank_model = ctx.rerank_model().map(str::to_owned);
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut status = match source {
-            Source::Local(open) => retrieval::index_status(&open, &cache, embedder.as_deref())?,
-            #[cfg(feature = "opensearch")]
-            Source::Cluster(cluster) => {
-                cluster.index_status(&request.collection, embedder.as_deref())?
-            }
-        };
+        let mut status = backend.index_status(&request.collection, embedder.as_deref())?;
         status.rerank_model = rerank_model;
         Ok(status)
     })

@@ -82,6 +82,7 @@
 
 // The read surface: everything a server needs, and nothing that writes.
 pub mod analysis;
+mod backend;
 mod cache;
 mod citation;
 mod collection;
@@ -108,6 +109,7 @@ pub mod ingest;
 #[cfg(feature = "fetch-url")]
 mod snapshot_fetch;
 
+pub use backend::{Backend, LocalBackend};
 pub use cache::CollectionCache;
 pub use citation::{fetch_chunk, fetch_response};
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};

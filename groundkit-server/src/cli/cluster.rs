@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use groundkit_core::Error;
+use groundkit_core::retrieval::Backend;
 use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, DEFAULT_PREFIX};
 
 /// Where `grk ingest` writes a collection.
@@ -75,13 +76,13 @@ impl ClusterArgs {
         &self,
         base_dir: &std::path::Path,
         index_dir: &std::path::Path,
-    ) -> Result<Option<Arc<ClusterBackend>>, Error> {
+    ) -> Result<Option<Arc<dyn Backend>>, Error> {
         Ok(self.connect()?.map(|cluster| {
             Arc::new(ClusterBackend::new(
                 cluster,
                 base_dir,
                 Some(index_dir.to_path_buf()),
-            ))
+            )) as Arc<dyn Backend>
         }))
     }
 }

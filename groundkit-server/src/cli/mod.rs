@@ -336,7 +336,7 @@ fn serve(
         context = reranking.apply(context);
     }
     match cli.cluster.backend(&cli.base_dir, &cli.index_dir) {
-        Ok(Some(cluster)) => context = context.with_cluster(cluster),
+        Ok(Some(cluster)) => context = context.with_backend(cluster),
         Ok(None) => {}
         Err(err) => {
             report_error(&err);

@@ -44,7 +44,7 @@ fn call<T: DeserializeOwned>(
         context = reranking.apply(context);
     }
     if let Some(cluster) = cli.cluster.backend(&cli.base_dir, &cli.index_dir)? {
-        context = context.with_cluster(cluster);
+        context = context.with_backend(cluster);
     }
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -1,12 +1,14 @@
 //! The backend conformance suite: one corpus ingested locally, published to the cluster, and the
-//! same questions asked of both backends.
+//! same questions asked of both implementations of `retrieval::Backend` (`LocalBackend` and
+//! `ClusterBackend`), which must give the same answers.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::retrieval::{
-    self, IngestOptions, NoProgress, SearchMode, SearchParams, SearchResponse, Verification,
+    self, Backend, IngestOptions, LocalBackend, NoProgress, SearchMode, SearchParams,
+    SearchResponse, Verification,
 };
 use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, PublishOptions, publish};
 
@@ -72,9 +74,8 @@ fn local(
     p: &SearchParams,
     embedder: Option<&dyn Embedder>,
 ) -> SearchResponse {
-    let cache = fx.cache();
-    let open = cache.acquire(name).expect("open");
-    retrieval::search(&open, p, embedder).expect("local search")
+    let local: &dyn Backend = &LocalBackend::new(fx.cache());
+    local.search(name, p, embedder).expect("local search")
 }
 
 fn ranking(response: &SearchResponse) -> Vec<(String, f32)> {

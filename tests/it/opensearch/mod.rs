@@ -7,6 +7,7 @@
 
 mod backend;
 mod serving;
+mod tls;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -115,7 +115,7 @@ async fn every_tool_answers_from_the_cluster_as_from_the_index_directory_on_all_
     let mut remote = Surfaces::start_with_context(|| {
         let client = Cluster::connect(&ClusterConfig::new(url.clone())).expect("connect");
         ServiceContext::new(CollectionCache::new(empty.path(), &base, 4))
-            .with_cluster(Arc::new(ClusterBackend::new(client, &base, None)))
+            .with_backend(Arc::new(ClusterBackend::new(client, &base, None)))
     })
     .await;
     let mut local = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
@@ -256,23 +256,33 @@ fn a_publish_killed_while_loading_never_moves_the_alias_and_the_next_ingest_clea
     );
 }
 
-/// A `grk serve` process with an empty index directory, serving the cluster through node `node`.
-struct Serve {
+/// A `grk serve` process; killed when dropped.
+pub(crate) struct Serve {
     child: Child,
     addr: SocketAddr,
-    _index: tempfile::TempDir,
+    _index: Option<tempfile::TempDir>,
 }
 
 impl Serve {
+    /// `grk serve` with an empty index directory, serving the cluster through node `node`.
     fn start(fx: &Fixture, cluster: &TestCluster, node: usize) -> Self {
         let index = tempfile::tempdir().expect("index dir");
-        let mut child = Command::new(GRK)
+        let mut command = Command::new(GRK);
+        command
             .arg("--index-dir")
             .arg(index.path())
             .arg("--base-dir")
             .arg(&fx.base)
             .arg("--opensearch-url")
-            .arg(cluster.url(node))
+            .arg(cluster.url(node));
+        let mut server = Self::start_command(&mut command);
+        server._index = Some(index);
+        server
+    }
+
+    /// Runs `command` (a `grk` with its global options) as `serve --port 0`.
+    pub(crate) fn start_command(command: &mut Command) -> Self {
+        let mut child = command
             .args(["serve", "--port", "0"])
             .env("GROUNDKIT_LOG", "info")
             .stderr(Stdio::piped())
@@ -299,20 +309,25 @@ impl Serve {
         Self {
             child,
             addr,
-            _index: index,
+            _index: None,
         }
+    }
+
+    /// `POST path` with a JSON body.
+    pub(crate) fn post(&self, path: &str, body: &str) -> groundkit_tests::Response {
+        groundkit_tests::send_raw(
+            self.addr,
+            &format!(
+                "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                self.addr,
+                body.len()
+            ),
+        )
     }
 
     fn search(&self, query: &str) -> Value {
         let body = json!({"collection": "flip", "query": query, "top_k": 5}).to_string();
-        let response = groundkit_tests::send_raw(
-            self.addr,
-            &format!(
-                "POST /search HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                self.addr,
-                body.len()
-            ),
-        );
+        let response = self.post("/search", &body);
         assert_eq!(response.status, 200, "{}", response.body);
         response.json()
     }

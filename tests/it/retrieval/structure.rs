@@ -26,6 +26,7 @@ const ORDER: &[&str] = &[
     "status",
     "eval",
     "export",
+    "backend",
     "chunk",
     "snapshot_fetch",
     "ingest",

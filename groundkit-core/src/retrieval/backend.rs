@@ -1,0 +1,93 @@
+//! The backend boundary: what serves a collection's four read operations. [`LocalBackend`] is
+//! this engine over an index directory; another crate implements [`Backend`] over other storage
+//! (`groundkit-opensearch`: an OpenSearch cluster). The service holds backends, never files.
+
+use crate::Error;
+use crate::retrieval::cache::CollectionCache;
+use crate::retrieval::citation::fetch_chunk;
+use crate::retrieval::collection::{CollectionPaths, list_collections};
+use crate::retrieval::embed::Embedder;
+use crate::retrieval::model::{FetchChunkResponse, IndexStatus, SearchParams, SearchResponse};
+use crate::retrieval::search::search;
+use crate::retrieval::status::index_status;
+
+/// Serves collections: the same answers, errors and `kind`s whichever implementation it is.
+///
+/// Every method blocks (disk or network); call them off an async executor.
+pub trait Backend: Send + Sync {
+    /// The names of the collections this backend holds, sorted.
+    fn list_collections(&self) -> Result<Vec<String>, Error>;
+
+    /// Whether this backend holds collection `name` (a name it could never hold is `false`).
+    fn holds(&self, name: &str) -> Result<bool, Error>;
+
+    /// Searches collection `name`. `embedder` embeds the query for `dense` and `hybrid`; it must
+    /// be the embedder that computed the collection's vectors.
+    fn search(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error>;
+
+    /// Fetches chunk `chunk_id` of collection `name` and verifies its citation.
+    fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error>;
+
+    /// Collection `name`'s size, identity and generation. Dense search is reported available
+    /// when `embedder` computed the collection's vectors.
+    fn index_status(
+        &self,
+        name: &str,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<IndexStatus, Error>;
+}
+
+/// The collections of one index directory, opened through a [`CollectionCache`].
+#[derive(Debug, Clone)]
+pub struct LocalBackend {
+    cache: CollectionCache,
+}
+
+impl LocalBackend {
+    /// Serves the collections `cache` opens.
+    pub fn new(cache: CollectionCache) -> Self {
+        Self { cache }
+    }
+
+    /// The cache it opens collections through.
+    pub fn cache(&self) -> &CollectionCache {
+        &self.cache
+    }
+}
+
+impl Backend for LocalBackend {
+    fn list_collections(&self) -> Result<Vec<String>, Error> {
+        list_collections(self.cache.index_dir())
+    }
+
+    fn holds(&self, name: &str) -> Result<bool, Error> {
+        Ok(CollectionPaths::new(self.cache.index_dir(), name)
+            .is_ok_and(|paths| paths.sqlite.is_file()))
+    }
+
+    fn search(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        search(&*self.cache.acquire(name)?, params, embedder)
+    }
+
+    fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
+        fetch_chunk(&*self.cache.acquire(name)?, chunk_id)
+    }
+
+    fn index_status(
+        &self,
+        name: &str,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<IndexStatus, Error> {
+        index_status(&*self.cache.acquire(name)?, &self.cache, embedder)
+    }
+}
