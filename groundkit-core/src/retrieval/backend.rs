@@ -3,11 +3,15 @@
 //! (`groundkit-opensearch`: an OpenSearch cluster). The service holds backends, never files.
 
 use crate::Error;
+use crate::retrieval::MAX_TOP_K;
 use crate::retrieval::cache::CollectionCache;
 use crate::retrieval::citation::fetch_chunk;
 use crate::retrieval::collection::{CollectionPaths, list_collections};
 use crate::retrieval::embed::Embedder;
-use crate::retrieval::model::{FetchChunkResponse, IndexStatus, SearchParams, SearchResponse};
+use crate::retrieval::eval::{EvalQuery, EvalReport, Qrels, evaluate_with};
+use crate::retrieval::model::{
+    FetchChunkResponse, IndexStatus, SearchMode, SearchParams, SearchResponse,
+};
 use crate::retrieval::search::search;
 use crate::retrieval::status::index_status;
 
@@ -90,4 +94,35 @@ impl Backend for LocalBackend {
     ) -> Result<IndexStatus, Error> {
         index_status(&*self.cache.acquire(name)?, &self.cache, embedder)
     }
+}
+
+/// Evaluates collection `name` of `backend` through its `search`: each query's documents ranked
+/// by their best chunk among the first [`MAX_TOP_K`] chunks it returns. In `lexical` and `dense`
+/// mode the first ten documents are those of the engine's own evaluation
+/// ([`eval::evaluate`](crate::retrieval::eval::evaluate)); in `hybrid` mode that one fuses
+/// deeper candidate lists. Recall@100 counts only the documents of those chunks (fewer than 100
+/// where documents have several).
+pub fn evaluate_backend(
+    backend: &dyn Backend,
+    name: &str,
+    queries: &[EvalQuery],
+    qrels: &Qrels,
+    mode: SearchMode,
+    embedder: Option<&dyn Embedder>,
+) -> Result<EvalReport, Error> {
+    evaluate_with(queries, qrels, mode, |query| {
+        let params = SearchParams {
+            query: query.to_owned(),
+            top_k: MAX_TOP_K,
+            mode,
+        };
+        let response = backend.search(name, &params, embedder)?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(response
+            .results
+            .into_iter()
+            .filter(|r| seen.insert(r.document_id.clone()))
+            .map(|r| r.document_id)
+            .collect())
+    })
 }

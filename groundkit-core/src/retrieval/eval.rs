@@ -199,6 +199,19 @@ pub fn evaluate(
     qrels: &Qrels,
     how: &Ranking<'_>,
 ) -> Result<EvalReport, Error> {
+    evaluate_with(queries, qrels, how.mode, |query| {
+        ranked_documents(open, query, 100, how)
+    })
+}
+
+/// Evaluates a ranking on `queries` judged by `qrels`: `rank` gives each query's documents,
+/// best first (at least 100 when there are that many).
+pub fn evaluate_with(
+    queries: &[EvalQuery],
+    qrels: &Qrels,
+    mode: SearchMode,
+    mut rank: impl FnMut(&str) -> Result<Vec<String>, Error>,
+) -> Result<EvalReport, Error> {
     let started = Instant::now();
     let (mut n, mut ndcg, mut recall, mut mrr) = (0u32, 0.0, 0.0, 0.0);
     for query in queries {
@@ -208,7 +221,7 @@ pub fn evaluate(
         if !judged.values().any(|g| *g > 0) {
             continue;
         }
-        let ranked = ranked_documents(open, &query.text, 100, how)?;
+        let ranked = rank(&query.text)?;
         n += 1;
         ndcg += ndcg_at(&ranked, judged, 10);
         recall += recall_at(&ranked, judged, 100);
@@ -221,7 +234,7 @@ pub fn evaluate(
         recall_at_100: mean(recall),
         mrr_at_10: mean(mrr),
         seconds: started.elapsed().as_secs_f64(),
-        mode: how.mode,
+        mode,
     })
 }
 

@@ -109,7 +109,7 @@ pub mod ingest;
 #[cfg(feature = "fetch-url")]
 mod snapshot_fetch;
 
-pub use backend::{Backend, LocalBackend};
+pub use backend::{Backend, LocalBackend, evaluate_backend};
 pub use cache::CollectionCache;
 pub use citation::{fetch_chunk, fetch_response};
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};

@@ -1,6 +1,5 @@
 //! The `grk` command line: ingest, search, fetch, status, list and eval over the collections of
-//! the index directory and, with `--opensearch-url`, of an OpenSearch cluster (`eval` reads the
-//! index directory only).
+//! the index directory and, with `--opensearch-url`, of an OpenSearch cluster.
 //!
 //! `--json` prints exactly the response types the service returns, so a script parsing
 //! `grk search --json` and a client of the REST or MCP surface parse the same shape.
@@ -445,10 +444,23 @@ fn publish(
 }
 
 fn eval(cli: &Cli, args: &EvalArgs, embedder: Option<&dyn Embedder>) -> Result<(), Error> {
-    let cache = CollectionCache::new(cli.index_dir.clone(), cli.base_dir.clone(), 1);
-    let open = cache.acquire(&args.collection)?;
     let queries = retrieval::eval::read_queries(&args.queries)?;
     let qrels = retrieval::eval::read_qrels(&args.qrels)?;
+    if let Some(cluster) = cli.cluster.backend(&cli.base_dir, &cli.index_dir)?
+        && cluster.holds(&args.collection)?
+    {
+        let report = retrieval::evaluate_backend(
+            &*cluster,
+            &args.collection,
+            &queries,
+            &qrels,
+            args.mode.mode(),
+            embedder,
+        )?;
+        return emit(args.json, &report, output::print_eval);
+    }
+    let cache = CollectionCache::new(cli.index_dir.clone(), cli.base_dir.clone(), 1);
+    let open = cache.acquire(&args.collection)?;
     let how = retrieval::eval::Ranking {
         mode: args.mode.mode(),
         embedder,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use groundkit_core::retrieval::embed::Embedder;
+use groundkit_core::retrieval::eval::{EvalQuery, Qrels};
 use groundkit_core::retrieval::{
     self, Backend, IngestOptions, LocalBackend, NoProgress, SearchMode, SearchParams,
     SearchResponse, Verification,
@@ -131,6 +132,40 @@ fn lexical_search_in_the_cluster_ranks_and_scores_like_the_local_engine() {
         let answer = remote.search("lexical", &p, None).expect("cluster search");
         assert_same(&local(&fx, "lexical", &p, None), &answer, 1e-3, query);
     }
+    // The same evaluation through either backend.
+    let queries: Vec<EvalQuery> = QUERIES
+        .iter()
+        .enumerate()
+        .map(|(i, text)| EvalQuery {
+            id: format!("q{i}"),
+            text: (*text).to_owned(),
+        })
+        .collect();
+    let qrels: Qrels = [
+        ("q0", "moon.md"),
+        ("q1", "tea.txt"),
+        ("q2", "pools.txt"),
+        ("q4", "kelp.txt"),
+    ]
+    .into_iter()
+    .map(|(q, d)| (q.to_owned(), [(d.to_owned(), 1)].into()))
+    .collect();
+    let local_backend = LocalBackend::new(fx.cache());
+    let [a, b] = [&local_backend as &dyn Backend, &remote].map(|backend| {
+        retrieval::evaluate_backend(
+            backend,
+            "lexical",
+            &queries,
+            &qrels,
+            SearchMode::Lexical,
+            None,
+        )
+        .expect("evaluate")
+    });
+    assert_eq!(a.queries, 4);
+    assert!(a.ndcg_at_10 > 0.5, "{a:?}");
+    assert!((a.ndcg_at_10 - b.ndcg_at_10).abs() < 1e-9 && (a.mrr_at_10 - b.mrr_at_10).abs() < 1e-9);
+
     // Only stop words: no terms, no results, on both.
     let p = params("the and of", SearchMode::Lexical);
     let answer = remote.search("lexical", &p, None).expect("cluster search");
