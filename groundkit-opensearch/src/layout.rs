@@ -80,6 +80,9 @@ pub(crate) struct GenerationMeta {
     pub(crate) document_count: u64,
     pub(crate) chunk_count: u64,
     pub(crate) schema_version: u32,
+    /// Primary shards of the index (0: not recorded).
+    #[serde(default)]
+    pub(crate) shards: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) embedding: Option<EmbeddingIdentity>,
 }

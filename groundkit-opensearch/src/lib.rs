@@ -27,8 +27,8 @@
 //! [`ClusterBackend`] answers `search`, `fetch_chunk`, `list_collections` and `index_status` from
 //! the cluster alone: a serving process holds nothing the cluster does not, so any number of
 //! them may serve the same collections. Queries are analysed by groundkit (the same terms as the
-//! local engine) and sent as term queries; lexical search runs as `dfs_query_then_fetch`, so
-//! BM25 uses collection-wide statistics whatever the number of shards. Dense search is a k-NN
+//! local engine) and sent as term queries; lexical search over several shards runs as
+//! `dfs_query_then_fetch`, so BM25 uses collection-wide statistics whatever the number of shards. Dense search is a k-NN
 //! query; hybrid fuses both rankings, fetched in one `_msearch`, with groundkit's own Reciprocal
 //! Rank Fusion.
 //!

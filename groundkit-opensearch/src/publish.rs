@@ -150,6 +150,7 @@ pub fn publish(
         document_count: status.document_count,
         chunk_count: status.chunk_count,
         schema_version: SCHEMA_VERSION,
+        shards: options.shards,
         embedding: status.embedding.clone(),
     };
     cluster.ok(

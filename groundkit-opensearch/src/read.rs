@@ -67,6 +67,17 @@ fn fuse(
         .collect()
 }
 
+/// How a lexical search runs: with a first round over every shard for collection-wide term
+/// statistics (`dfs_query_then_fetch`), unless the index has one shard, whose statistics are
+/// the collection's.
+fn search_type(meta: &GenerationMeta) -> &'static str {
+    if meta.shards == 1 {
+        "query_then_fetch"
+    } else {
+        "dfs_query_then_fetch"
+    }
+}
+
 /// A collection's current generation, as its alias names it.
 #[derive(Debug, Clone)]
 struct Current {
@@ -235,16 +246,20 @@ impl ClusterBackend {
 
     fn lexical(
         &self,
-        index: &str,
+        current: &Current,
         terms: &[String],
         limit: usize,
     ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
+        let index = &current.index;
         let answer = self.cluster.ok(
             "POST",
-            &format!("/{index}/_search?search_type=dfs_query_then_fetch"),
+            &format!(
+                "/{index}/_search?search_type={}",
+                search_type(&current.meta)
+            ),
             Some(&Self::lexical_body(terms, limit)),
         )?;
         lexical_ranking(&answer)
@@ -267,11 +282,12 @@ impl ClusterBackend {
     /// Both rankings in one `_msearch`, fused here.
     fn hybrid(
         &self,
-        index: &str,
+        current: &Current,
         terms: &[String],
         vector: &[f32],
         limit: usize,
     ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+        let index = &current.index;
         let depth = HYBRID_DEPTH.max(limit);
         let mut body = Vec::new();
         let mut push = |header: Value, search: Value| {
@@ -281,7 +297,7 @@ impl ClusterBackend {
             body.push(b'\n');
         };
         push(
-            json!({ "search_type": "dfs_query_then_fetch" }),
+            json!({ "search_type": search_type(&current.meta) }),
             Self::lexical_body(terms, depth),
         );
         push(json!({}), Self::dense_body(vector, depth));
@@ -379,14 +395,14 @@ impl Backend for ClusterBackend {
             terms.len() as u32
         };
         let ranked: Vec<(f32, ChunkRecord)> = match params.mode {
-            SearchMode::Lexical => self.lexical(&current.index, &terms, limit)?,
+            SearchMode::Lexical => self.lexical(&current, &terms, limit)?,
             SearchMode::Dense => {
                 let vector = self.query_vector(name, &current, &params.query, embedder)?;
                 self.dense(&current.index, &vector, limit)?
             }
             SearchMode::Hybrid => {
                 let vector = self.query_vector(name, &current, &params.query, embedder)?;
-                self.hybrid(&current.index, &terms, &vector, limit)?
+                self.hybrid(&current, &terms, &vector, limit)?
             }
         };
         let results: Vec<RetrievalResult> = ranked

@@ -7,9 +7,10 @@
 //!
 //! A collection name is validated by its declared pattern while the arguments are parsed, so a
 //! traversal-shaped name is a `validation_error` before anything touches the disk. Each tool
-//! then asks a [`Backend`]: another backend (an OpenSearch cluster, [`ServiceContext::with_backend`])
-//! when it holds the collection, else the index directory's [`LocalBackend`], which checks
-//! existence through [`CollectionCache::acquire`] without creating a file. Corpus-wide work
+//! then asks a [`Backend`]: another backend first (an OpenSearch cluster,
+//! [`ServiceContext::with_backend`]), and the index directory's [`LocalBackend`] when that one
+//! holds no such collection; the local one checks existence through [`CollectionCache::acquire`]
+//! without creating a file. Corpus-wide work
 //! (search, status) holds a permit of the one limiter both transports share, and all engine work
 //! runs off the async executor.
 
@@ -137,16 +138,32 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| Error::internal(format!("engine task failed: {err}")))?
 }
 
-/// The backend that serves collection `name`: the other backend if it holds it, else the index
-/// directory's (which answers `collection_not_found` when it has none).
-async fn backend(ctx: &ServiceContext, name: &str) -> Result<Arc<dyn Backend>, Error> {
-    if let Some(remote) = &ctx.remote {
-        let (probe, owned) = (Arc::clone(remote), name.to_owned());
-        if blocking(move || probe.holds(&owned)).await? {
-            return Ok(Arc::clone(remote));
+/// The backends that may serve a collection, in the order they are asked.
+#[derive(Clone)]
+struct Backends {
+    local: Arc<LocalBackend>,
+    remote: Option<Arc<dyn Backend>>,
+}
+
+impl Backends {
+    fn of(ctx: &ServiceContext) -> Self {
+        Self {
+            local: Arc::clone(&ctx.local),
+            remote: ctx.remote.clone(),
         }
     }
-    Ok(ctx.local.clone())
+
+    /// Runs `op` on the backend that serves the collection: the other backend first, the index
+    /// directory's when the other holds no collection of that name. One call, no probe.
+    fn serve<T>(&self, op: impl Fn(&dyn Backend) -> Result<T, Error>) -> Result<T, Error> {
+        if let Some(remote) = &self.remote {
+            match op(remote.as_ref()) {
+                Err(Error::CollectionNotFound { .. }) => {}
+                answer => return answer,
+            }
+        }
+        op(self.local.as_ref())
+    }
 }
 
 // Every collection field declares the engine's one collection-name rule
@@ -193,7 +210,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (true, Some(reranker)) => Some(Arc::clone(reranker)),
         (false, _) => None,
     };
-    let backend = backend(ctx, &request.collection).await?;
+    let backends = Backends::of(ctx);
     let collection = request.collection;
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let params = SearchParams {
@@ -211,7 +228,8 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut response = backend.search(&collection, &params, embedder.as_deref())?;
+        let mut response =
+            backends.serve(|b| b.search(&collection, &params, embedder.as_deref()))?;
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let results = rerank::rerank(
@@ -258,8 +276,9 @@ pub async fn fetch_chunk(
     ctx: &ServiceContext,
     request: FetchChunkRequest,
 ) -> Result<FetchChunkResponse, Error> {
-    let backend = backend(ctx, &request.collection).await?;
-    blocking(move || backend.fetch_chunk(&request.collection, &request.chunk_id)).await
+    let backends = Backends::of(ctx);
+    blocking(move || backends.serve(|b| b.fetch_chunk(&request.collection, &request.chunk_id)))
+        .await
 }
 
 /// `list_collections` takes no arguments.
@@ -311,13 +330,14 @@ pub async fn index_status(
     ctx: &ServiceContext,
     request: IndexStatusRequest,
 ) -> Result<IndexStatus, Error> {
-    let backend = backend(ctx, &request.collection).await?;
+    let backends = Backends::of(ctx);
     let embedder = ctx.embedder.clone();
     let rerank_model = ctx.rerank_model().map(str::to_owned);
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut status = backend.index_status(&request.collection, embedder.as_deref())?;
+        let mut status =
+            backends.serve(|b| b.index_status(&request.collection, embedder.as_deref()))?;
         status.rerank_model = rerank_model;
         Ok(status)
     })
