@@ -100,7 +100,11 @@ run() { # run NAME PORT PID CONCURRENCY
         --transport rest --op search --concurrency "$4" --seconds "$seconds" \
         | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["backend"]=sys.argv[1]; print(json.dumps(r))' "$1"
 }
-run local "$local_port" "$local_pid" 4 >/dev/null && run opensearch "$cluster_port" "$cluster_pid" 4 >/dev/null
+# Warm-up: the cluster's JVMs compile their hot paths during the first minute of queries.
+for _ in 1 2 3 4 5 6; do
+    run local "$local_port" "$local_pid" 4 >/dev/null
+    run opensearch "$cluster_port" "$cluster_pid" 4 >/dev/null
+done
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for _ in $(seq "$rounds"); do
     for concurrency in 1 32; do
