@@ -432,11 +432,12 @@ impl Backend for ClusterBackend {
         let not_found = || Error::ChunkNotFound {
             chunk_id: chunk_id.to_owned(),
         };
+        // One hit per retained generation at most; the newest that readers were ever served
+        // (an index newer than the current one was left by a publish that never moved the alias).
         let find = json!({
-            "size": 1,
+            "size": 1000,
             "_source": RECORD_FIELDS,
-            "query": { "ids": { "values": [chunk_id] } },
-            "sort": [{ "_index": "desc" }]
+            "query": { "ids": { "values": [chunk_id] } }
         });
         let answer = self.cluster.ok(
             "POST",
@@ -446,7 +447,17 @@ impl Backend for ClusterBackend {
             ),
             Some(&find),
         )?;
-        let hit = hits(&answer).first().ok_or_else(not_found)?;
+        let alias = layout::alias(self.cluster.prefix(), name);
+        let hit = hits(&answer)
+            .iter()
+            .filter_map(|hit| {
+                let index = hit.get("_index").and_then(Value::as_str)?;
+                let generation = layout::generation_of(&alias, index)?;
+                (generation <= current.meta.generation).then_some((generation, hit))
+            })
+            .max_by_key(|(generation, _)| *generation)
+            .map(|(_, hit)| hit)
+            .ok_or_else(not_found)?;
         let mut record = record_of(hit)?;
         record.superseded =
             hit.get("_index").and_then(Value::as_str) != Some(current.index.as_str());

@@ -325,6 +325,10 @@ fn an_index_a_dead_publish_left_is_never_served_and_the_next_publish_removes_it(
         1
     );
 
+    // Its chunk was never served, so it cannot be fetched either.
+    let err = remote.fetch_chunk("orphan", "x").expect_err("never served");
+    assert_eq!(err.kind(), "chunk_not_found");
+
     fx.write("tea.txt", "White tea is steeped cool, at 75 degrees.");
     ingest(&fx, "orphan", None);
     let next = publish_now(&cluster, &fx, "orphan");
