@@ -78,6 +78,9 @@ fn search_type(meta: &GenerationMeta) -> &'static str {
     }
 }
 
+/// Generation metadata kept at most (a few hundred bytes each); past it the cache starts over.
+const MAX_CACHED_METAS: usize = 1024;
+
 /// A collection's current generation, as its alias names it.
 #[derive(Debug, Clone)]
 struct Current {
@@ -91,7 +94,8 @@ pub struct ClusterBackend {
     cluster: Cluster,
     base_dir: PathBuf,
     index_dir: Option<PathBuf>,
-    /// The metadata of generation indices read so far (an index never changes once published).
+    /// The metadata of generation indices read so far (an index never changes once published),
+    /// at most [`MAX_CACHED_METAS`].
     metas: Mutex<HashMap<String, GenerationMeta>>,
 }
 
@@ -206,6 +210,9 @@ impl ClusterBackend {
                 )
             })?;
         if let Ok(mut metas) = self.metas.lock() {
+            if metas.len() >= MAX_CACHED_METAS {
+                metas.clear();
+            }
             metas.insert(index.to_owned(), meta.clone());
         }
         Ok(meta)
