@@ -391,3 +391,34 @@ fn two_servers_round_robin_answer_identically_through_an_alias_flip() {
         assert!(answer == &g1 || answer == &g2, "{answer}");
     }
 }
+
+#[test]
+fn a_server_whose_cluster_does_not_answer_refuses_rather_than_answer_from_the_index_directory() {
+    let fx = Fixture::new();
+    corpus(&fx);
+    fx.ingest_all("staged");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let client = Cluster::connect(&ClusterConfig::new(format!("http://127.0.0.1:{closed}")))
+        .expect("connect");
+    let body = r#"{"collection": "staged", "query": "green tea"}"#;
+    let with_cluster = groundkit_tests::TestServer::start(crate::service::state_with(
+        ServiceContext::new(fx.cache())
+            .with_backend(Arc::new(ClusterBackend::new(client, &fx.base, None))),
+    ));
+    let refused = with_cluster.post_json("/search", body);
+    assert_eq!(refused.status, 500, "{}", refused.body);
+    assert_eq!(refused.json()["kind"], "storage_error");
+    assert!(
+        !refused.body.contains(&closed.to_string()),
+        "{}",
+        refused.body
+    );
+    let without = groundkit_tests::TestServer::start(crate::service::state_with(
+        ServiceContext::new(fx.cache()),
+    ));
+    assert_eq!(without.post_json("/search", body).status, 200);
+}
