@@ -269,6 +269,42 @@ impl Cluster {
     }
 }
 
+/// Attempts of a search before its failure is returned, and the pause after each failed one.
+const SEARCH_BACKOFF: [Duration; 2] = [Duration::from_millis(100), Duration::from_millis(400)];
+
+/// Whether a search answer covers every shard: a cluster that lost a shard copy answers from
+/// the others unless told not to, and its answer would be missing chunks.
+pub(crate) fn complete(answer: &Value) -> bool {
+    answer
+        .pointer("/_shards/failed")
+        .and_then(Value::as_u64)
+        .is_none_or(|failed| failed == 0)
+}
+
+impl Cluster {
+    /// Runs a search (`attempt`) again after a failure, up to [`SEARCH_BACKOFF`]'s length: while
+    /// a node leaves, the cluster may refuse a search that its replicas answer a moment later.
+    /// Searches only read, so repeating one is safe.
+    pub(crate) fn search<T>(
+        &self,
+        mut attempt: impl FnMut(&Self) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let mut pauses = SEARCH_BACKOFF.iter();
+        loop {
+            match attempt(self) {
+                Ok(answer) => return Ok(answer),
+                Err(err) => match pauses.next() {
+                    Some(pause) => {
+                        tracing::warn!(error = %err, "a search of the cluster failed; retrying");
+                        std::thread::sleep(*pause);
+                    }
+                    None => return Err(err),
+                },
+            }
+        }
+    }
+}
+
 fn parse(method: &str, path: &str, status: u16, bytes: &[u8]) -> Result<Value, Error> {
     if bytes.is_empty() {
         return Ok(Value::Null);

@@ -15,7 +15,8 @@
 //!
 //! [`publish`] loads the committed generation of a local collection (the ingest's staging copy,
 //! built and committed by the local engine exactly as for the local backend) into a new index,
-//! write-blocks it, checks its document count, and then moves the alias to it in one atomic
+//! write-blocks it, checks its document count, waits for every copy of every shard to start,
+//! and then moves the alias to it in one atomic
 //! `_aliases` request that also removes it from the index that held it. Until that request
 //! succeeds, every reader stays on the previous generation; a publish that dies before it leaves
 //! an index no alias names, which the next publish deletes. Indices of older generations are
@@ -30,7 +31,9 @@
 //! local engine) and sent as term queries; lexical search over several shards runs as
 //! `dfs_query_then_fetch`, so BM25 uses collection-wide statistics whatever the number of shards. Dense search is a k-NN
 //! query; hybrid fuses both rankings, fetched in one `_msearch`, with groundkit's own Reciprocal
-//! Rank Fusion.
+//! Rank Fusion. A search refuses partial results (a shard with no live copy fails it rather than
+//! silently dropping that shard's chunks) and is retried twice, so a node's loss is bridged by
+//! the replicas of its shards.
 //!
 //! # Errors
 //!

@@ -23,6 +23,9 @@ pub struct PublishOptions {
     pub retention: Duration,
     /// Chunks per `_bulk` request.
     pub batch: usize,
+    /// How long to wait for every copy of every shard of the new index to start before the
+    /// alias moves to it (whole seconds; the publish fails if they have not).
+    pub start_timeout: Duration,
 }
 
 impl Default for PublishOptions {
@@ -32,6 +35,7 @@ impl Default for PublishOptions {
             replicas: 1,
             retention: retrieval::DEFAULT_SUPERSEDED_RETENTION,
             batch: 500,
+            start_timeout: Duration::from_secs(120),
         }
     }
 }
@@ -166,6 +170,36 @@ pub fn publish(
         &format!("/{target}/_settings"),
         Some(&json!({ "index.blocks.write": true })),
     )?;
+    // Every copy of every shard must be started before readers move to the index: a node lost
+    // right after the flip would otherwise take the only copy of a shard with it.
+    // (The health API answers 408 when its wait times out.)
+    let (status, health) = cluster.call(
+        "GET",
+        &format!(
+            "/_cluster/health/{target}?wait_for_status=green&timeout={}s",
+            options.start_timeout.as_secs().max(1)
+        ),
+        None,
+    )?;
+    if !matches!(status, 200 | 408) {
+        return Err(crate::client::refused(
+            "GET",
+            "/_cluster/health",
+            status,
+            &health,
+        ));
+    }
+    if health.get("timed_out").and_then(Value::as_bool) != Some(false) {
+        return Err(Error::InvalidRequest {
+            field: Some("opensearch-replicas".to_owned()),
+            message: format!(
+                "the new generation's {} replica(s) per shard did not all start within {} s; a \
+                 cluster needs at least replicas + 1 data nodes",
+                options.replicas,
+                options.start_timeout.as_secs().max(1)
+            ),
+        });
+    }
     let loaded = count(cluster, &target)?;
     if loaded != chunks {
         return Err(failure(

@@ -14,12 +14,27 @@ use groundkit_core::retrieval::{
 };
 use serde_json::{Value, json};
 
-use crate::client::{Cluster, failure, refused};
+use crate::client::{Cluster, complete, failure, refused};
 use crate::layout::{self, GenerationMeta, RECORD_FIELDS};
 
 /// Lucene's BM25 leaves out the constant factor `k1 + 1` of the formula the local engine
 /// scores with (tantivy's); multiplying it back makes lexical scores of both backends equal.
 const LUCENE_BM25_SCALE: f32 = 1.2 + 1.0;
+
+/// `answer`, if it covers every shard.
+fn whole(answer: Value) -> Result<Value, Error> {
+    if complete(&answer) {
+        Ok(answer)
+    } else {
+        Err(failure(
+            "the search cluster answered from only some shards",
+            answer
+                .get("_shards")
+                .map(Value::to_string)
+                .unwrap_or_default(),
+        ))
+    }
+}
 
 /// The ranking of a lexical search answer, with the local engine's BM25 scores.
 fn lexical_ranking(answer: &Value) -> Result<Vec<(f32, ChunkRecord)>, Error> {
@@ -260,16 +275,14 @@ impl ClusterBackend {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let index = &current.index;
-        let answer = self.cluster.ok(
-            "POST",
-            &format!(
-                "/{index}/_search?search_type={}",
-                search_type(&current.meta)
-            ),
-            Some(&Self::lexical_body(terms, limit)),
-        )?;
-        lexical_ranking(&answer)
+        let path = format!(
+            "/{}/_search?search_type={}&allow_partial_search_results=false",
+            current.index,
+            search_type(&current.meta)
+        );
+        let body = Self::lexical_body(terms, limit);
+        self.cluster
+            .search(|cluster| lexical_ranking(&whole(cluster.ok("POST", &path, Some(&body))?)?))
     }
 
     fn dense(
@@ -278,12 +291,10 @@ impl ClusterBackend {
         vector: &[f32],
         limit: usize,
     ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
-        let answer = self.cluster.ok(
-            "POST",
-            &format!("/{index}/_search"),
-            Some(&Self::dense_body(vector, limit)),
-        )?;
-        dense_ranking(&answer)
+        let path = format!("/{index}/_search?allow_partial_search_results=false");
+        let body = Self::dense_body(vector, limit);
+        self.cluster
+            .search(|cluster| dense_ranking(&whole(cluster.ok("POST", &path, Some(&body))?)?))
     }
 
     /// Both rankings in one `_msearch`, fused here.
@@ -304,11 +315,32 @@ impl ClusterBackend {
             body.push(b'\n');
         };
         push(
-            json!({ "search_type": search_type(&current.meta) }),
+            json!({
+                "search_type": search_type(&current.meta),
+                "allow_partial_search_results": false
+            }),
             Self::lexical_body(terms, depth),
         );
-        push(json!({}), Self::dense_body(vector, depth));
-        let answer = self.cluster.ndjson(&format!("/{index}/_msearch"), &body)?;
+        push(
+            json!({ "allow_partial_search_results": false }),
+            Self::dense_body(vector, depth),
+        );
+        let path = format!("/{index}/_msearch");
+        let answer = self.cluster.search(|cluster| {
+            let answer = cluster.ndjson(&path, &body)?;
+            let whole_answers = answer
+                .get("responses")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().all(|r| complete(r) && r.get("error").is_none()));
+            if whole_answers {
+                Ok(answer)
+            } else {
+                Err(failure(
+                    "the search cluster failed a search of a multi-search",
+                    path.clone(),
+                ))
+            }
+        })?;
         let responses = answer
             .get("responses")
             .and_then(Value::as_array)

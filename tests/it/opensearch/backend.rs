@@ -263,9 +263,36 @@ fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable(
         .expect_err("missing");
     assert_eq!(err.kind(), "chunk_not_found");
 
-    // Publishing the same generation again changes nothing; with no retention, generation 1 goes.
+    // More replicas than the cluster has other nodes never all start: the publish fails and the
+    // alias stays where it was.
+    fx.write("tea.txt", "Rooibos is steeped at 100 degrees.");
+    ingest(&fx, "moves", None);
     let client = Cluster::connect(&ClusterConfig::new(cluster.url(0))).expect("connect");
     let cache = fx.cache();
+    let open = cache.acquire("moves").expect("open");
+    let err = publish(
+        &client,
+        &open,
+        &cache,
+        PublishOptions {
+            replicas: 3,
+            start_timeout: Duration::from_secs(2),
+            ..options()
+        },
+    )
+    .expect_err("three replicas on three nodes");
+    assert_eq!(err.field(), Some("opensearch-replicas"));
+    assert_eq!(
+        remote
+            .index_status("moves", None)
+            .expect("status")
+            .generation,
+        2
+    );
+    drop(open);
+
+    // Publishing generation 3 replaces what that attempt left; with no retention, generations
+    // 1 and 2 go.
     let open = cache.acquire("moves").expect("open");
     let again = publish(
         &client,
@@ -277,8 +304,19 @@ fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable(
         },
     )
     .expect("publish again");
-    assert!(again.unchanged);
-    assert_eq!(again.removed, vec!["groundkit-moves--g1".to_owned()]);
+    assert!(!again.unchanged);
+    assert_eq!(again.index, "groundkit-moves--g3");
+    assert_eq!(
+        again.removed,
+        ["--g3", "--g1", "--g2"].map(|g| format!("groundkit-moves{g}"))
+    );
+    // The same generation again: nothing to load, nothing to remove.
+    let same = publish(&client, &open, &cache, options()).expect("publish the same");
+    assert!(same.unchanged && same.removed.is_empty(), "{same:?}");
+    assert_eq!(
+        (same.index.as_str(), same.chunks),
+        ("groundkit-moves--g3", 6)
+    );
     let err = remote
         .fetch_chunk("moves", &old_chunk)
         .expect_err("expired");
