@@ -108,6 +108,7 @@ pub fn run<Ctx: Send + Sync + 'static>(
 ) -> Result<(), ServeError> {
     if args.stdio {
         let runtime = tokio::runtime::Builder::new_multi_thread()
+            .max_blocking_threads(state.limits.blocking_threads.max(1))
             .enable_all()
             .build()?;
         let result = runtime.block_on(mcp::stdio::run(Arc::new(state)));
@@ -168,6 +169,7 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
     let shutdown = builder.graceful_shutdown_signal();
     Ok(builder
         .workers(workers)
+        .worker_max_blocking_threads(limits.blocking_threads.max(1).div_ceil(workers))
         .max_concurrent_connections(limits.max_connections.max(1).div_ceil(workers))
         .listen("groundkit-http", listener, move || {
             let shutdown = shutdown.clone();

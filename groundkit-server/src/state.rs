@@ -47,6 +47,11 @@ pub struct Limits {
     pub max_connections: usize,
     /// HTTP worker threads (default: the machine's available parallelism).
     pub workers: usize,
+    /// Threads for the blocking work tools hand off (`tokio::task::spawn_blocking`), shared
+    /// among the `workers` (rounded up) or all on stdio's runtime; more work waits for a free
+    /// thread (default 32, as many as `max_concurrent_calls`, for work that waits on the network).
+    /// Fewer threads cost less memory and fewer context switches for work that is CPU-bound.
+    pub blocking_threads: usize,
 }
 
 impl Default for Limits {
@@ -65,6 +70,7 @@ impl Default for Limits {
             keep_alive: Duration::from_secs(5),
             max_connections: 256,
             workers: std::thread::available_parallelism().map_or(1, usize::from),
+            blocking_threads: 32,
         }
     }
 }

@@ -342,7 +342,7 @@ fn serve(
             return ExitCode::from(exit::USAGE);
         }
     }
-    let state = crate::AppState::new(registry, context, info, crate::Limits::default());
+    let state = crate::AppState::new(registry, context, info, serve_limits(cli));
     match crate::serve::run(state, &args.serve) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -350,6 +350,25 @@ fn serve(
             err.exit_code()
         }
     }
+}
+
+/// Blocking threads per core for a server whose searches run on this machine alone.
+const LOCAL_BLOCKING_THREADS_PER_CORE: usize = 2;
+
+/// The server's limits: the defaults, with as many blocking threads as searches need. A search
+/// of the index directory is CPU work, so past a couple of threads per core more threads only
+/// add memory and context switches; one that waits on a cluster, an embedding endpoint or a
+/// rerank endpoint keeps the default, one thread per concurrent call.
+fn serve_limits(cli: &Cli) -> crate::Limits {
+    let mut limits = crate::Limits::default();
+    let waits_on_network = cli.cluster.opensearch_url.is_some()
+        || cli.embed.embed_url.is_some()
+        || cli.rerank.rerank_url.is_some();
+    if !waits_on_network {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        limits.blocking_threads = LOCAL_BLOCKING_THREADS_PER_CORE * cores;
+    }
+    limits
 }
 
 /// Ingest, then exit with [`exit::NOTHING_INGESTED`] when no source yielded a document and
@@ -480,5 +499,44 @@ fn emit<T: serde::Serialize>(json: bool, value: &T, human: impl FnOnce(&T)) -> R
     } else {
         human(value);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{Cli, LOCAL_BLOCKING_THREADS_PER_CORE, serve_limits};
+
+    #[test]
+    fn a_server_that_waits_on_the_network_keeps_a_thread_per_call_and_a_local_one_a_few_per_core() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let local = serve_limits(&Cli::parse_from(["grk", "serve"]));
+        assert_eq!(
+            local.blocking_threads,
+            LOCAL_BLOCKING_THREADS_PER_CORE * cores
+        );
+        for network in [
+            &["--opensearch-url", "http://127.0.0.1:9200"][..],
+            &[
+                "--embed-url",
+                "http://127.0.0.1:8000/v1/embeddings",
+                "--embed-api-model",
+                "m",
+            ],
+            &[
+                "--rerank-url",
+                "http://127.0.0.1:8000/rerank",
+                "--rerank-api-model",
+                "m",
+            ],
+        ] {
+            let args = ["grk", "serve"].iter().chain(network);
+            let limits = serve_limits(&Cli::parse_from(args));
+            assert_eq!(
+                limits.blocking_threads, limits.max_concurrent_calls,
+                "{network:?}"
+            );
+        }
     }
 }

@@ -445,3 +445,38 @@ fn connections_past_the_limit_wait_until_one_closes() {
         "served once one closes"
     );
 }
+
+#[test]
+fn blocking_work_runs_on_at_most_the_blocking_threads_and_the_rest_waits_its_turn() {
+    let (state, ctx) = test_state(Limits {
+        workers: 1,
+        blocking_threads: 2,
+        ..Limits::default()
+    });
+    let server = Server::start(state);
+    let addr = server.addr;
+    let host = format!("127.0.0.1:{}", addr.port());
+    // Five calls at once, each holding a blocking thread for 300 ms: two run, three wait.
+    let calls: Vec<_> = (0..5)
+        .map(|_| {
+            let host = host.clone();
+            std::thread::spawn(move || {
+                request(
+                    addr,
+                    "POST",
+                    "/test/hold",
+                    &[("Host", &host), ("Content-Type", "application/json")],
+                    br#"{"sleep_ms":300}"#,
+                )
+                .status
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = calls.into_iter().map(|c| c.join().expect("call")).collect();
+    assert_eq!(statuses, [200; 5], "every call is served, none refused");
+    assert_eq!(
+        ctx.most_holding.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "two blocking threads, both used, never a third"
+    );
+}

@@ -24,15 +24,20 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::Semaphore;
 
 // ---------------------------------------------------------------------------------------------
-// A tool set for exercising the call path: a gated call, a panic, progress.
+// A tool set for exercising the call path: a gated call, blocking work, a panic, progress.
 
-/// Context of the test tools: a gate the `gated` tool waits on, and a count of finished calls.
+/// Context of the test tools: a gate the `gated` tool waits on, a count of finished calls, and
+/// how many `hold` calls hold a blocking thread now and at most.
 #[derive(Clone)]
 pub struct TestContext {
     /// `gated` waits for a permit here; add permits to let calls finish.
     pub gate: Arc<Semaphore>,
     /// Calls of `gated` that ran to completion.
     pub finished: Arc<AtomicUsize>,
+    /// `hold` calls on a blocking thread now.
+    pub holding: Arc<AtomicUsize>,
+    /// Most `hold` calls seen on blocking threads at once.
+    pub most_holding: Arc<AtomicUsize>,
 }
 
 impl Default for TestContext {
@@ -40,6 +45,8 @@ impl Default for TestContext {
         Self {
             gate: Arc::new(Semaphore::new(0)),
             finished: Arc::default(),
+            holding: Arc::default(),
+            most_holding: Arc::default(),
         }
     }
 }
@@ -72,6 +79,21 @@ pub async fn gated(ctx: &TestContext, request: GatedRequest) -> Result<Done, Err
     drop(permit);
     tokio::time::sleep(Duration::from_millis(request.sleep_ms)).await;
     ctx.finished.fetch_add(1, Ordering::SeqCst);
+    Ok(Done { done: true })
+}
+
+/// Hold a blocking thread (`spawn_blocking`) for `sleep_ms`, counting the holds at once.
+#[tool(read_only, rest = "POST /test/hold")]
+pub async fn hold(ctx: &TestContext, request: GatedRequest) -> Result<Done, Error> {
+    let (holding, most) = (Arc::clone(&ctx.holding), Arc::clone(&ctx.most_holding));
+    tokio::task::spawn_blocking(move || {
+        let now = holding.fetch_add(1, Ordering::SeqCst) + 1;
+        most.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(request.sleep_ms));
+        holding.fetch_sub(1, Ordering::SeqCst);
+    })
+    .await
+    .map_err(|_| Error::internal("the blocking task failed"))?;
     Ok(Done { done: true })
 }
 
