@@ -17,6 +17,10 @@ pub const DEFAULT_PREFIX: &str = "groundkit-";
 const MAX_ANSWER_BYTES: u64 = 256 << 20;
 /// Most of an error answer kept for the operator's log.
 const LOGGED_ERROR_BYTES: usize = 600;
+/// Idle connections kept open to the cluster for the next request: as many as a server runs
+/// calls at once by default (`Limits::max_concurrent_calls`), so that concurrent searches reuse
+/// their connections rather than open and close one each (the HTTP client's default keeps 3).
+const POOLED_CONNECTIONS: usize = 32;
 
 /// Where the cluster is and how to reach it: the operator's configuration, never a caller's.
 #[derive(Clone)]
@@ -168,6 +172,8 @@ impl Cluster {
             .max_redirects(0)
             .proxy(None)
             .timeout_global(Some(config.timeout))
+            .max_idle_connections(POOLED_CONNECTIONS)
+            .max_idle_connections_per_host(POOLED_CONNECTIONS)
             .tls_config(tls.build())
             .build();
         Ok(Self {

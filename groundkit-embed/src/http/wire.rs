@@ -28,6 +28,10 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 /// The longest wait between two attempts, `Retry-After` included.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
+/// Idle connections kept open to the endpoint: as many as a server runs calls at once by
+/// default, so that concurrent queries reuse connections (the HTTP client's default keeps 3).
+const POOLED_CONNECTIONS: usize = 32;
+
 /// Why an attempt did not produce vectors.
 #[derive(Debug)]
 pub(super) enum Attempt {
@@ -96,6 +100,8 @@ impl Call {
             .max_redirects(0)
             .proxy(None)
             .timeout_global(Some(timeout))
+            .max_idle_connections(POOLED_CONNECTIONS)
+            .max_idle_connections_per_host(POOLED_CONNECTIONS)
             .build();
         let agent =
             ureq::Agent::with_parts(config, DefaultConnector::new(), VettingResolver { policy });
