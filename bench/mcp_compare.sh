@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Search over MCP Streamable HTTP, groundkit against the official Rust MCP SDK: `grk serve`
-# and bench/peer-rmcp (rmcp 3.11 + tantivy 0.27, the same corpus, a `search` tool returning the
-# top-10 documents with their text) side by side on SciFact, driven by the same load generator
-# (`examples/load`, tools/call over one keep-alive connection per client, SciFact test queries),
-# at 1 and 32 clients, rounds interleaved. Then a trivial tool at 32 clients: the hello example's
-# `greet` served by groundkit (over MCP and over REST) against the peer's `greet` (same
-# arguments, same answer). Prints one JSON line per run, then medians and ratios.
+# groundkit against its peers, side by side in one run on SciFact:
+#  - search over MCP Streamable HTTP against the official Rust MCP SDK: `grk serve` and
+#    bench/peer-rmcp (rmcp 3.11 + tantivy 0.27, the same corpus, a `search` tool returning the
+#    top-10 documents with their text), driven by the same load generator (`examples/load`,
+#    tools/call over one keep-alive connection per client, SciFact test queries), at 1 and 32
+#    clients, rounds interleaved; groundkit's REST route in the same rounds, for MCP's cost
+#    over REST;
+#  - a trivial tool at 32 clients: the hello example's `greet` served by groundkit (over MCP and
+#    over REST) against the peer's `greet` (same arguments, same answer);
+#  - `grk serve --stdio` from spawn to its first `tools/list` (bench/startup.py);
+#  - search in process against bm25s (bench/search_vs_bm25s.py).
+# Prints one JSON line per run, then medians and ratios.
 #
 #   bench/mcp_compare.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
 #
@@ -53,6 +58,8 @@ for _ in $(seq "$rounds"); do
     for concurrency in 1 32; do
         run groundkit "$our_port" "$ours" "$concurrency" "$seconds" | tee -a "$results"
         run rmcp "$their_port" "$theirs" "$concurrency" "$seconds" | tee -a "$results"
+        run groundkit-rest "$our_port" "$ours" "$concurrency" "$seconds" search rest \
+            | tee -a "$results"
     done
     run groundkit "$hello_port" "$hello" 32 "$seconds" greet | tee -a "$results"
     run groundkit-rest "$hello_port" "$hello" 32 "$seconds" greet rest | tee -a "$results"
@@ -75,6 +82,10 @@ for conc in (1, 32):
     g, p = cells["groundkit"], cells["rmcp"]
     print(f"  c={conc:<2} groundkit / rmcp: requests/s {med(g, 'requests_per_second') / med(p, 'requests_per_second'):.2f}x, "
           f"server CPU per request {med(g, 'server_cpu_us_per_request') / med(p, 'server_cpu_us_per_request'):.2f}x")
+    rest = [r for r in rows if r["server"] == "groundkit-rest" and r["concurrency"] == conc and r["op"] == "search"]
+    print(f"  c={conc:<2} groundkit REST     {med(rest, 'requests_per_second'):8.0f} req/s  "
+          f"cpu {med(rest, 'server_cpu_us_per_request'):5.0f} us/req; MCP / REST server CPU per request "
+          f"{med(g, 'server_cpu_us_per_request') / med(rest, 'server_cpu_us_per_request'):.2f}x")
 print("medians (trivial tool `greet`, 32 clients):")
 greet = {s: [r for r in rows if r["server"] == s and r["op"] == "greet"] for s in ("groundkit", "groundkit-rest", "rmcp")}
 for server, runs in greet.items():
@@ -85,3 +96,9 @@ cpu = {s: med(runs, "server_cpu_us_per_request") for s, runs in greet.items()}
 print(f"  groundkit MCP / REST server CPU per call: {cpu['groundkit'] / cpu['groundkit-rest']:.2f}x; "
       f"groundkit MCP / rmcp: {cpu['groundkit'] / cpu['rmcp']:.2f}x")
 SUMMARY
+
+echo "stdio spawn to first tools/list (15 spawns):"
+python3 bench/startup.py "$grk" "$work/index" 15
+kill "$ours" "$theirs" "$hello" 2>/dev/null || true
+echo "search in process against bm25s:"
+python3 bench/search_vs_bm25s.py "$data"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The OpenSearch backend beside the local one on SciFact: a three-node cluster on this machine
-# (tests/opensearch: OpenSearch 3.5 from Maven Central, 1 GiB heap per node), SciFact ingested
+# The OpenSearch backend beside the local one: a three-node cluster on this machine
+# (tests/opensearch: OpenSearch 3.5 from Maven Central, 1 GiB heap per node), a corpus ingested
 # once into an index directory (the local backend) and published from it to the cluster (one
 # primary shard, one replica). Reports ingest and publish time, nDCG@10 of lexical, dense and
 # hybrid through each backend (`grk eval`), and search over REST at 1 and 32 clients against a
@@ -8,12 +8,29 @@
 #
 #   bench/opensearch_compare.sh [DATA_DIR (../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
 #                               [EMBED (1: embed with all-MiniLM-L6-v2 for dense and hybrid)]
+#                               [SIZE (none: SciFact)]
+#
+# With SIZE, the corpus is bench/gen_corpus.py's synthetic one of SIZE documents (kept in
+# target/growth, shared with bench/growth.sh), searched lexically with the SciFact test queries:
+# no embedding and no nDCG, which need real documents and judgements.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(cd "${1:-../shared/data}/scifact" && pwd)
 seconds=${2:-5}
 rounds=${3:-3}
 embed=${4:-1}
+size=${5:-}
+corpus=$data/corpus.jsonl base=$data collection=scifact
+if [ -n "$size" ]; then
+    embed=0 collection=growth base=$(pwd)/target/growth/g$size
+    corpus=$base/corpus.jsonl
+    if [ ! -s "$corpus" ]; then
+        tests/embed/setup.sh
+        mkdir -p "$base"
+        .venv-embed/bin/python bench/gen_corpus.py "$size" "$corpus.tmp" --data "$data/.."
+        mv "$corpus.tmp" "$corpus"
+    fi
+fi
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 
 cargo build --release --locked -q -p groundkit-server --bin grk --example load
@@ -59,17 +76,18 @@ timed() { # timed NAME COMMAND...: runs it, prints {"NAME": {"seconds", "peak_rs
     printf '{"%s": {"seconds": %s, "peak_rss_mib": %s}}\n' "$name" "$s" "$((kib / 1024))"
 }
 local_dir="$work/local"
-timed local_ingest "$grk" --index-dir "$local_dir" --base-dir "$data" "${embed_args[@]}" \
-    ingest -c scifact --format beir "$data/corpus.jsonl"
+timed local_ingest "$grk" --index-dir "$local_dir" --base-dir "$base" "${embed_args[@]}" \
+    ingest -c "$collection" --format beir "$corpus"
 # The same ingest again finds nothing changed, so its time is the publish.
-timed publish "$grk" --index-dir "$local_dir" --base-dir "$data" "${embed_args[@]}" \
-    --opensearch-url "$url" ingest -c scifact --backend opensearch --format beir "$data/corpus.jsonl"
+timed publish "$grk" --index-dir "$local_dir" --base-dir "$base" "${embed_args[@]}" \
+    --opensearch-url "$url" ingest -c "$collection" --backend opensearch --format beir "$corpus"
 
 modes=(lexical)
 [ "$embed" = 1 ] && modes+=(dense hybrid)
+[ -n "$size" ] && modes=()
 empty="$work/empty"
 mkdir -p "$empty"
-for mode in "${modes[@]}"; do
+for mode in ${modes[@]+"${modes[@]}"}; do
     for backend in local opensearch; do
         cluster_args=()
         dir=$local_dir
@@ -87,16 +105,16 @@ done
 # One server per backend; the cluster's holds nothing but its empty index directory.
 local_port=$((20000 + RANDOM % 10000))
 cluster_port=$((30000 + RANDOM % 10000))
-GROUNDKIT_LOG=warn "$grk" --index-dir "$local_dir" --base-dir "$data" serve --port "$local_port" &
+GROUNDKIT_LOG=warn "$grk" --index-dir "$local_dir" --base-dir "$base" serve --port "$local_port" &
 local_pid=$!
 pids+=("$local_pid")
-GROUNDKIT_LOG=warn "$grk" --index-dir "$empty" --base-dir "$data" --opensearch-url "$url" \
+GROUNDKIT_LOG=warn "$grk" --index-dir "$empty" --base-dir "$base" --opensearch-url "$url" \
     serve --port "$cluster_port" &
 cluster_pid=$!
 pids+=("$cluster_pid")
 wait_for "$local_port" && wait_for "$cluster_port"
 run() { # run NAME PORT PID CONCURRENCY
-    "$load" --addr "127.0.0.1:$2" --pid "$3" --collection scifact --queries "$data/queries.jsonl" \
+    "$load" --addr "127.0.0.1:$2" --pid "$3" --collection "$collection" --queries "$data/queries.jsonl" \
         --transport rest --op search --concurrency "$4" --seconds "$seconds" \
         | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["backend"]=sys.argv[1]; print(json.dumps(r))' "$1"
 }
