@@ -1,7 +1,7 @@
 //! Serving collections from the cluster: list, search (lexical, dense, hybrid), fetch with
 //! verification, status. Nothing here writes to the cluster.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -51,6 +51,31 @@ fn dense_ranking(answer: &Value) -> Result<Vec<(f32, ChunkRecord)>, Error> {
         .iter()
         .map(|hit| Ok((2.0 * score_of(hit) - 1.0, record_of(hit)?)))
         .collect()
+}
+
+/// A ranking read from a search answer.
+type Ranking = Vec<(f32, ChunkRecord)>;
+
+/// A ranking and the generation indices its hits came from.
+#[derive(Default)]
+struct Ranked {
+    hits: Ranking,
+    indices: BTreeSet<String>,
+}
+
+impl Ranked {
+    /// The ranking `rank` reads from a search answer, with the indices of its hits.
+    fn of(answer: &Value, rank: fn(&Value) -> Result<Ranking, Error>) -> Result<Self, Error> {
+        let indices = hits(answer)
+            .iter()
+            .filter_map(|hit| hit.get("_index").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect();
+        Ok(Self {
+            hits: rank(answer)?,
+            indices,
+        })
+    }
 }
 
 /// Reciprocal Rank Fusion of the two rankings, as the local backend fuses them (chunks keyed by
@@ -112,6 +137,10 @@ pub struct ClusterBackend {
     /// The metadata of generation indices read so far (an index never changes once published),
     /// at most [`MAX_CACHED_METAS`].
     metas: Mutex<HashMap<String, GenerationMeta>>,
+    /// The generation each collection's alias named when last looked up, at most
+    /// [`MAX_CACHED_METAS`]: where a search's query is prepared for. Never trusted for an
+    /// answer (see [`ClusterBackend::search_current`]).
+    named: Mutex<HashMap<String, Current>>,
 }
 
 /// A hit's chunk record, read from the `_source` the search asked for.
@@ -166,6 +195,7 @@ impl ClusterBackend {
             base_dir: base_dir.into(),
             index_dir,
             metas: Mutex::new(HashMap::new()),
+            named: Mutex::new(HashMap::new()),
         }
     }
 
@@ -174,7 +204,27 @@ impl ClusterBackend {
         &self.cluster
     }
 
+    /// The generation collection `name`'s alias names now (one request), remembered for the
+    /// next search.
     fn current(&self, name: &str) -> Result<Option<Current>, Error> {
+        let current = self.look_up(name)?;
+        if let Ok(mut named) = self.named.lock() {
+            match &current {
+                Some(current) => {
+                    if named.len() >= MAX_CACHED_METAS {
+                        named.clear();
+                    }
+                    named.insert(name.to_owned(), current.clone());
+                }
+                None => {
+                    named.remove(name);
+                }
+            }
+        }
+        Ok(current)
+    }
+
+    fn look_up(&self, name: &str) -> Result<Option<Current>, Error> {
         let alias = layout::alias(self.cluster.prefix(), name);
         let (status, answer) = self
             .cluster
@@ -266,46 +316,57 @@ impl ClusterBackend {
         })
     }
 
+    /// A lexical search of `target` (the collection's alias or one generation index), prepared
+    /// for generation `current`; `None` when `target` does not exist.
     fn lexical(
         &self,
+        target: &str,
         current: &Current,
         terms: &[String],
         limit: usize,
-    ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
+    ) -> Result<Option<Ranked>, Error> {
         if terms.is_empty() {
-            return Ok(Vec::new());
+            return Ok(Some(Ranked::default()));
         }
         let path = format!(
-            "/{}/_search?search_type={}&allow_partial_search_results=false",
-            current.index,
+            "/{target}/_search?search_type={}&allow_partial_search_results=false",
             search_type(&current.meta)
         );
         let body = Self::lexical_body(terms, limit);
-        self.cluster
-            .search(|cluster| lexical_ranking(&whole(cluster.ok("POST", &path, Some(&body))?)?))
+        self.cluster.search(|cluster| {
+            let (status, answer) = cluster.call("POST", &path, Some(&body))?;
+            match status {
+                404 => Ok(None),
+                200..=299 => Ranked::of(&whole(answer)?, lexical_ranking).map(Some),
+                _ => Err(refused("POST", "/_search", status, &answer)),
+            }
+        })
     }
 
-    fn dense(
-        &self,
-        index: &str,
-        vector: &[f32],
-        limit: usize,
-    ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
-        let path = format!("/{index}/_search?allow_partial_search_results=false");
+    /// A k-NN search of `target`; `None` when `target` does not exist.
+    fn dense(&self, target: &str, vector: &[f32], limit: usize) -> Result<Option<Ranked>, Error> {
+        let path = format!("/{target}/_search?allow_partial_search_results=false");
         let body = Self::dense_body(vector, limit);
-        self.cluster
-            .search(|cluster| dense_ranking(&whole(cluster.ok("POST", &path, Some(&body))?)?))
+        self.cluster.search(|cluster| {
+            let (status, answer) = cluster.call("POST", &path, Some(&body))?;
+            match status {
+                404 => Ok(None),
+                200..=299 => Ranked::of(&whole(answer)?, dense_ranking).map(Some),
+                _ => Err(refused("POST", "/_search", status, &answer)),
+            }
+        })
     }
 
-    /// Both rankings in one `_msearch`, fused here.
+    /// Both rankings of `target` in one `_msearch`, fused here; `None` when `target` does not
+    /// exist.
     fn hybrid(
         &self,
+        target: &str,
         current: &Current,
         terms: &[String],
         vector: &[f32],
         limit: usize,
-    ) -> Result<Vec<(f32, ChunkRecord)>, Error> {
-        let index = &current.index;
+    ) -> Result<Option<Ranked>, Error> {
         let depth = HYBRID_DEPTH.max(limit);
         let mut body = Vec::new();
         let mut push = |header: Value, search: Value| {
@@ -325,15 +386,20 @@ impl ClusterBackend {
             json!({ "allow_partial_search_results": false }),
             Self::dense_body(vector, depth),
         );
-        let path = format!("/{index}/_msearch");
+        let path = format!("/{target}/_msearch");
         let answer = self.cluster.search(|cluster| {
             let answer = cluster.ndjson(&path, &body)?;
-            let whole_answers = answer
-                .get("responses")
-                .and_then(Value::as_array)
+            let responses = answer.get("responses").and_then(Value::as_array);
+            let missing = responses.is_some_and(|r| {
+                r.iter()
+                    .any(|r| r.get("status").and_then(Value::as_u64) == Some(404))
+            });
+            let whole_answers = responses
                 .is_some_and(|r| r.iter().all(|r| complete(r) && r.get("error").is_none()));
-            if whole_answers {
-                Ok(answer)
+            if missing {
+                Ok(None)
+            } else if whole_answers {
+                Ok(Some(answer))
             } else {
                 Err(failure(
                     "the search cluster failed a search of a multi-search",
@@ -341,6 +407,9 @@ impl ClusterBackend {
                 ))
             }
         })?;
+        let Some(answer) = answer else {
+            return Ok(None);
+        };
         let responses = answer
             .get("responses")
             .and_then(Value::as_array)
@@ -348,7 +417,7 @@ impl ClusterBackend {
             .ok_or_else(|| {
                 failure(
                     "the search cluster sent no multi-search answer",
-                    index.to_owned(),
+                    target.to_owned(),
                 )
             })?;
         for response in responses {
@@ -361,12 +430,91 @@ impl ClusterBackend {
             }
         }
         let lexical = if terms.is_empty() {
-            Vec::new()
+            Ranked::default()
         } else {
-            lexical_ranking(&responses[0])?
+            Ranked::of(&responses[0], lexical_ranking)?
         };
-        let dense = dense_ranking(&responses[1])?;
-        Ok(fuse(lexical, dense, limit))
+        let dense = Ranked::of(&responses[1], dense_ranking)?;
+        let mut indices = lexical.indices;
+        indices.extend(dense.indices);
+        Ok(Some(Ranked {
+            hits: fuse(lexical.hits, dense.hits, limit),
+            indices,
+        }))
+    }
+
+    /// Searches `target` as `params` ask, prepared for generation `current`.
+    fn ranked(
+        &self,
+        name: &str,
+        target: &str,
+        current: &Current,
+        params: &SearchParams,
+        terms: &[String],
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<Option<Ranked>, Error> {
+        let limit = params.top_k as usize;
+        match params.mode {
+            SearchMode::Lexical => self.lexical(target, current, terms, limit),
+            SearchMode::Dense => {
+                let vector = self.query_vector(name, current, &params.query, embedder)?;
+                self.dense(target, &vector, limit)
+            }
+            SearchMode::Hybrid => {
+                let vector = self.query_vector(name, current, &params.query, embedder)?;
+                self.hybrid(target, current, terms, &vector, limit)
+            }
+        }
+    }
+
+    /// The search of collection `name` and the generation that answered it. One round trip
+    /// when the collection's generation is known from an earlier request: the search goes to
+    /// the alias, and its hits name the index that answered. When they name another (the alias
+    /// has moved, perhaps to a generation with other shards or another embedder) or there are
+    /// no hits to tell, the alias is looked up and, if it moved, the search is run again on the
+    /// generation it names now. An answer is never attributed to a generation that did not
+    /// give it.
+    fn search_current(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        terms: &[String],
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<(Current, Vec<(f32, ChunkRecord)>), Error> {
+        layout::check_name(name).map_err(|_| Error::CollectionNotFound {
+            name: name.to_owned(),
+        })?;
+        let known = self.named.lock().ok().and_then(|n| n.get(name).cloned());
+        let mut looked_up = None;
+        if let Some(known) = known {
+            let alias = layout::alias(self.cluster.prefix(), name);
+            let ranked = self.ranked(name, &alias, &known, params, terms, embedder)?;
+            if let Some(ranked) = ranked
+                && ranked.indices.iter().all(|i| *i == known.index)
+            {
+                if !ranked.indices.is_empty() {
+                    return Ok((known, ranked.hits));
+                }
+                let current = self.require(name)?;
+                if current.index == known.index {
+                    return Ok((current, ranked.hits));
+                }
+                looked_up = Some(current);
+            }
+        }
+        let current = match looked_up {
+            Some(current) => current,
+            None => self.require(name)?,
+        };
+        let ranked = self
+            .ranked(name, &current.index, &current, params, terms, embedder)?
+            .ok_or_else(|| {
+                failure(
+                    "a generation index vanished while it was searched",
+                    current.index.clone(),
+                )
+            })?;
+        Ok((current, ranked.hits))
     }
 
     /// The base directory citations are verified in.
@@ -425,25 +573,13 @@ impl Backend for ClusterBackend {
         embedder: Option<&dyn Embedder>,
     ) -> Result<SearchResponse, Error> {
         retrieval::validate_params(params)?;
-        let current = self.require(name)?;
-        let limit = params.top_k as usize;
         let terms = retrieval::query_terms(&params.query);
         let query_terms = if params.mode == SearchMode::Dense {
             0
         } else {
             terms.len() as u32
         };
-        let ranked: Vec<(f32, ChunkRecord)> = match params.mode {
-            SearchMode::Lexical => self.lexical(&current, &terms, limit)?,
-            SearchMode::Dense => {
-                let vector = self.query_vector(name, &current, &params.query, embedder)?;
-                self.dense(&current.index, &vector, limit)?
-            }
-            SearchMode::Hybrid => {
-                let vector = self.query_vector(name, &current, &params.query, embedder)?;
-                self.hybrid(&current, &terms, &vector, limit)?
-            }
-        };
+        let (current, ranked) = self.search_current(name, params, &terms, embedder)?;
         let results: Vec<RetrievalResult> = ranked
             .into_iter()
             .enumerate()

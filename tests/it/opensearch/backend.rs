@@ -378,6 +378,20 @@ fn an_index_a_dead_publish_left_is_never_served_and_the_next_publish_removes_it(
     assert_eq!(answer.metadata.generation, 2);
     assert!(answer.results[0].content.starts_with("White tea"));
     assert!(remote.fetch_chunk("orphan", "x").is_err());
+
+    // A search goes to the alias, not to the generation it named last time: once the alias is
+    // gone, the collection is gone, though generation 2's index is still there.
+    let removed = http(
+        port,
+        "DELETE",
+        "/groundkit-orphan--g2/_alias/groundkit-orphan",
+        "",
+    );
+    assert_eq!(removed.map(|(s, _)| s), Some(200));
+    let err = remote
+        .search("orphan", &params("white tea", SearchMode::Lexical), None)
+        .expect_err("no alias");
+    assert_eq!(err.kind(), "collection_not_found");
 }
 
 #[test]
