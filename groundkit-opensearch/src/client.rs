@@ -262,11 +262,16 @@ impl Cluster {
         }
     }
 
-    /// Sends a newline-delimited JSON body (`_bulk`, `_msearch`); a status outside 2xx is a
-    /// failure.
-    pub(crate) fn ndjson(&self, path: &str, body: &[u8]) -> Result<Value, Error> {
+    /// Sends a newline-delimited JSON body (`_bulk`, `_msearch`); returns the status and the
+    /// parsed answer, whatever the status.
+    pub(crate) fn ndjson_call(&self, path: &str, body: &[u8]) -> Result<(u16, Value), Error> {
         let (status, bytes) = self.send("POST", path, Some(("application/x-ndjson", body)))?;
-        let value = parse("POST", path, status, &bytes)?;
+        Ok((status, parse("POST", path, status, &bytes)?))
+    }
+
+    /// Like [`ndjson_call`](Self::ndjson_call), but a status outside 2xx is a failure.
+    pub(crate) fn ndjson(&self, path: &str, body: &[u8]) -> Result<Value, Error> {
+        let (status, value) = self.ndjson_call(path, body)?;
         if (200..300).contains(&status) {
             Ok(value)
         } else {

@@ -226,39 +226,101 @@ pub fn publish(
     })
 }
 
-/// Loads one batch of chunks; any item the cluster refused fails the publish.
+/// Pauses before each new attempt at the chunks of a `_bulk` request the cluster rejected as
+/// too busy (HTTP 429: a full write queue, a tripped memory circuit breaker), about 31 s in all.
+const BULK_BACKOFF: [Duration; 5] = [
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+    Duration::from_secs(8),
+    Duration::from_secs(16),
+];
+
+/// Too many requests: the cluster's answer to load it cannot take now, to be sent again later.
+const REJECTED: u64 = 429;
+
+/// Loads one batch of chunks. Chunks the cluster rejects as too busy are sent again after the
+/// pauses of [`BULK_BACKOFF`]; any other refusal, or a rejection after the last pause, fails
+/// the publish.
 fn bulk(cluster: &Cluster, index: &str, batch: &[ExportedChunk]) -> Result<(), Error> {
-    let mut body = Vec::with_capacity(batch.len() * 1024);
-    for chunk in batch {
-        let action = json!({ "index": { "_id": chunk.record.chunk_id } });
-        let mut document = serde_json::to_value(&chunk.record)
-            .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
-        if let Some(vector) = &chunk.vector {
-            document["vector"] = json!(vector);
+    let lines = batch
+        .iter()
+        .map(bulk_lines)
+        .collect::<Result<Vec<_>, _>>()?;
+    let path = format!("/{index}/_bulk");
+    let mut pending: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    let mut pauses = BULK_BACKOFF.iter();
+    loop {
+        let (status, answer) = cluster.ndjson_call(&path, &pending.concat())?;
+        let rejected: Vec<&[u8]> = match u64::from(status) {
+            REJECTED => pending.clone(),
+            200..=299 => rejected_items(&answer, &pending)?,
+            _ => return Err(crate::client::refused("POST", "/_bulk", status, &answer)),
+        };
+        if rejected.is_empty() {
+            return Ok(());
         }
-        serde_json::to_writer(&mut body, &action)
-            .and_then(|()| {
-                body.push(b'\n');
-                serde_json::to_writer(&mut body, &document)
-            })
-            .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
-        body.push(b'\n');
+        match pauses.next() {
+            Some(pause) => {
+                tracing::warn!(
+                    chunks = rejected.len(),
+                    "the search cluster is too busy for some chunks; sending them again"
+                );
+                std::thread::sleep(*pause);
+                pending = rejected;
+            }
+            None => {
+                return Err(failure(
+                    "the search cluster stayed too busy to load the chunks",
+                    format!("{} chunks rejected with HTTP 429", rejected.len()),
+                ));
+            }
+        }
     }
-    let answer = cluster.ndjson(&format!("/{index}/_bulk"), &body)?;
-    if answer.get("errors").and_then(Value::as_bool) != Some(false) {
-        let first = answer
-            .get("items")
-            .and_then(Value::as_array)
-            .and_then(|items| {
-                items
-                    .iter()
-                    .find(|item| item.pointer("/index/error").is_some())
-            })
-            .cloned()
-            .unwrap_or(Value::Null);
-        return Err(crate::client::refused("POST", "/_bulk", 200, &first));
+}
+
+/// The action and document lines of one chunk.
+fn bulk_lines(chunk: &ExportedChunk) -> Result<Vec<u8>, Error> {
+    let action = json!({ "index": { "_id": chunk.record.chunk_id } });
+    let mut document = serde_json::to_value(&chunk.record)
+        .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
+    if let Some(vector) = &chunk.vector {
+        document["vector"] = json!(vector);
     }
-    Ok(())
+    let mut lines = Vec::with_capacity(1024);
+    serde_json::to_writer(&mut lines, &action)
+        .and_then(|()| {
+            lines.push(b'\n');
+            serde_json::to_writer(&mut lines, &document)
+        })
+        .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
+    lines.push(b'\n');
+    Ok(lines)
+}
+
+/// The chunks of `sent` whose items a `_bulk` answer rejected as too busy; an item refused for
+/// any other reason is a failure.
+fn rejected_items<'a>(answer: &Value, sent: &[&'a [u8]]) -> Result<Vec<&'a [u8]>, Error> {
+    if answer.get("errors").and_then(Value::as_bool) == Some(false) {
+        return Ok(Vec::new());
+    }
+    let items = answer
+        .get("items")
+        .and_then(Value::as_array)
+        .filter(|items| items.len() == sent.len())
+        .ok_or_else(|| failure("the search cluster sent no answer per chunk", "_bulk"))?;
+    let mut rejected = Vec::new();
+    for (item, lines) in items.iter().zip(sent) {
+        if item.pointer("/index/error").is_none() {
+            continue;
+        }
+        if item.pointer("/index/status").and_then(Value::as_u64) == Some(REJECTED) {
+            rejected.push(*lines);
+        } else {
+            return Err(crate::client::refused("POST", "/_bulk", 200, item));
+        }
+    }
+    Ok(rejected)
 }
 
 fn count(cluster: &Cluster, index: &str) -> Result<u64, Error> {

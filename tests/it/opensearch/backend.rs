@@ -3,7 +3,7 @@
 //! `ClusterBackend`), which must give the same answers.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::retrieval::eval::{EvalQuery, Qrels};
@@ -483,4 +483,51 @@ fn cluster_failures_are_storage_errors_that_show_nothing_of_the_cluster() {
     config.password_env = Some("GROUNDKIT_TEST_UNSET_PASSWORD_VARIABLE".to_owned());
     let err = Cluster::connect(&config).expect_err("unset password variable");
     assert_eq!(err.field(), Some("opensearch-password-env"));
+}
+
+#[test]
+fn chunks_a_busy_cluster_rejects_are_sent_again_until_it_takes_them() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    // Forty notes of about 2 KB: their bulk request is about 100 KB.
+    for i in 0..40 {
+        let text = format!("Note {i}: {}", "tide pools and kelp forests. ".repeat(70));
+        fx.write(&format!("note{i}.txt"), &text);
+    }
+    ingest(&fx, "busy", None);
+    let local: &dyn Backend = &LocalBackend::new(fx.cache());
+    let chunks = local
+        .index_status("busy", None)
+        .expect("status")
+        .chunk_count;
+    let port = cluster.http[0];
+    let breaker = move |limit: &str| {
+        let body =
+            format!(r#"{{"transient":{{"network.breaker.inflight_requests.limit":{limit}}}}}"#);
+        http(port, "PUT", "/_cluster/settings", &body).map(|(status, _)| status)
+    };
+    // Past 32 KB of requests in flight, the nodes' memory circuit breaker refuses a request
+    // with HTTP 429: the publish's small requests pass, its bulk load does not, until the
+    // limit is lifted 1.5 s later.
+    assert_eq!(breaker(r#""32kb""#), Some(200));
+    let lift = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        breaker("null")
+    });
+    let started = Instant::now();
+    let client = Cluster::connect(&ClusterConfig::new(cluster.url(0))).expect("connect");
+    let cache = fx.cache();
+    let open = cache.acquire("busy").expect("open");
+    let published = publish(&client, &open, &cache, options());
+    assert_eq!(lift.join().expect("lift"), Some(200));
+    let published = published.expect("published once the cluster takes the chunks");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1500),
+        "the first bulk load was refused and sent again"
+    );
+    assert_eq!(published.chunks, chunks);
+    let answer = backend(&cluster, &fx, 1)
+        .search("busy", &params("kelp forests", SearchMode::Lexical), None)
+        .expect("search");
+    assert_eq!(answer.results.len(), 10);
 }
