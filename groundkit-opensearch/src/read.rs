@@ -488,7 +488,14 @@ impl ClusterBackend {
         let mut looked_up = None;
         if let Some(known) = known {
             let alias = layout::alias(self.cluster.prefix(), name);
-            let ranked = self.ranked(name, &alias, &known, params, terms, embedder)?;
+            // A refusal prepared from the remembered generation (its embedder, say) may not hold
+            // for the one the alias names now: only the cluster's failures stand without a
+            // fresh look.
+            let ranked = match self.ranked(name, &alias, &known, params, terms, embedder) {
+                Ok(ranked) => ranked,
+                Err(err @ Error::Storage { .. }) => return Err(err),
+                Err(_) => None,
+            };
             if let Some(ranked) = ranked
                 && ranked.indices.iter().all(|i| *i == known.index)
             {

@@ -211,6 +211,34 @@ fn dense_and_hybrid_in_the_cluster_rank_like_the_local_engine() {
 }
 
 #[test]
+fn vectors_a_new_generation_brings_are_searched_at_once_by_a_server_that_saw_the_old_one() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    ingest(&fx, "later", None);
+    publish_now(&cluster, &fx, "later");
+    let remote = backend(&cluster, &fx, 1);
+    let model = crate::embed::minilm();
+    let p = params("moon and tides", SearchMode::Dense);
+    let err = remote
+        .search("later", &p, Some(model.as_ref()))
+        .expect_err("generation 1 has no vectors");
+    assert_eq!(err.kind(), "dense_unavailable");
+    ingest(&fx, "later", Some(model.clone()));
+    publish_now(&cluster, &fx, "later");
+    let answer = remote
+        .search("later", &p, Some(model.as_ref()))
+        .expect("generation 2 has vectors");
+    assert_eq!(answer.metadata.generation, 2);
+    assert_same(
+        &local(&fx, "later", &p, Some(model.as_ref())),
+        &answer,
+        1e-3,
+        "dense after the flip",
+    );
+}
+
+#[test]
 fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable() {
     let cluster = cluster();
     let fx = Fixture::new();
