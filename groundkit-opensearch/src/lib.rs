@@ -26,8 +26,9 @@
 //! # Reading
 //!
 //! [`ClusterBackend`] answers `search`, `fetch_chunk`, `list_collections` and `index_status` from
-//! the cluster alone: a serving process holds nothing the cluster does not, so any number of
-//! them may serve the same collections. Queries are analysed by groundkit (the same terms as the
+//! the cluster alone: a serving process holds nothing the cluster does not (the generation it
+//! remembers per collection only prepares a query; the answer names the generation that gave
+//! it), so any number of them may serve the same collections. Queries are analysed by groundkit (the same terms as the
 //! local engine) and sent as term queries; lexical search over several shards runs as
 //! `dfs_query_then_fetch`, so BM25 uses collection-wide statistics whatever the number of shards. Dense search is a k-NN
 //! query; hybrid fuses both rankings, fetched in one `_msearch`, with groundkit's own Reciprocal
@@ -43,6 +44,7 @@
 mod client;
 mod layout;
 mod publish;
+mod query;
 mod read;
 
 pub use client::{Cluster, ClusterConfig, DEFAULT_PREFIX};

@@ -1,122 +1,22 @@
-//! Serving collections from the cluster: list, search (lexical, dense, hybrid), fetch with
-//! verification, status. Nothing here writes to the cluster.
+//! Serving collections from the cluster: which generation a collection's alias names, search
+//! (through `query`), fetch with verification, status, list. Nothing here writes to the
+//! cluster.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use groundkit_core::Error;
 use groundkit_core::retrieval::embed::Embedder;
-use groundkit_core::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
 use groundkit_core::retrieval::{
     self, Backend, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus,
     RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
 };
 use serde_json::{Value, json};
 
-use crate::client::{Cluster, complete, failure, refused};
+use crate::client::{Cluster, failure, refused};
 use crate::layout::{self, GenerationMeta, RECORD_FIELDS};
-
-/// Lucene's BM25 leaves out the constant factor `k1 + 1` of the formula the local engine
-/// scores with (tantivy's); multiplying it back makes lexical scores of both backends equal.
-const LUCENE_BM25_SCALE: f32 = 1.2 + 1.0;
-
-/// `answer`, if it covers every shard.
-fn whole(answer: Value) -> Result<Value, Error> {
-    if complete(&answer) {
-        Ok(answer)
-    } else {
-        Err(failure(
-            "the search cluster answered from only some shards",
-            answer
-                .get("_shards")
-                .map(Value::to_string)
-                .unwrap_or_default(),
-        ))
-    }
-}
-
-/// The ranking of a lexical search answer, with the local engine's BM25 scores.
-fn lexical_ranking(answer: &Value) -> Result<Vec<(f32, ChunkRecord)>, Error> {
-    hits(answer)
-        .iter()
-        .map(|hit| Ok((score_of(hit) * LUCENE_BM25_SCALE, record_of(hit)?)))
-        .collect()
-}
-
-/// The ranking of a k-NN answer, with cosine similarities (the k-NN plugin scores a cosine `c`
-/// as `(1 + c) / 2`).
-fn dense_ranking(answer: &Value) -> Result<Vec<(f32, ChunkRecord)>, Error> {
-    hits(answer)
-        .iter()
-        .map(|hit| Ok((2.0 * score_of(hit) - 1.0, record_of(hit)?)))
-        .collect()
-}
-
-/// A ranking read from a search answer.
-type Ranking = Vec<(f32, ChunkRecord)>;
-
-/// A ranking and the generation indices its hits came from.
-#[derive(Default)]
-struct Ranked {
-    hits: Ranking,
-    indices: BTreeSet<String>,
-}
-
-impl Ranked {
-    /// The ranking `rank` reads from a search answer, with the indices of its hits.
-    fn of(answer: &Value, rank: fn(&Value) -> Result<Ranking, Error>) -> Result<Self, Error> {
-        let indices = hits(answer)
-            .iter()
-            .filter_map(|hit| hit.get("_index").and_then(Value::as_str))
-            .map(str::to_owned)
-            .collect();
-        Ok(Self {
-            hits: rank(answer)?,
-            indices,
-        })
-    }
-}
-
-/// Reciprocal Rank Fusion of the two rankings, as the local backend fuses them (chunks keyed by
-/// order of first appearance, lexical first).
-fn fuse(
-    lexical: Vec<(f32, ChunkRecord)>,
-    dense: Vec<(f32, ChunkRecord)>,
-    limit: usize,
-) -> Vec<(f32, ChunkRecord)> {
-    let mut keys: HashMap<String, usize> = HashMap::new();
-    let mut records: Vec<ChunkRecord> = Vec::new();
-    let mut ranking = |hits: Vec<(f32, ChunkRecord)>| -> Vec<usize> {
-        hits.into_iter()
-            .map(|(_, record)| {
-                *keys.entry(record.chunk_id.clone()).or_insert_with(|| {
-                    records.push(record);
-                    records.len() - 1
-                })
-            })
-            .collect()
-    };
-    let lexical = ranking(lexical);
-    let dense = ranking(dense);
-    let fused = reciprocal_rank_fusion(&[&lexical, &dense], RRF_K, limit);
-    let mut slots: Vec<Option<ChunkRecord>> = records.into_iter().map(Some).collect();
-    fused
-        .into_iter()
-        .filter_map(|(score, key)| Some((score, slots[key].take()?)))
-        .collect()
-}
-
-/// How a lexical search runs: with a first round over every shard for collection-wide term
-/// statistics (`dfs_query_then_fetch`), unless the index has one shard, whose statistics are
-/// the collection's.
-fn search_type(meta: &GenerationMeta) -> &'static str {
-    if meta.shards == 1 {
-        "query_then_fetch"
-    } else {
-        "dfs_query_then_fetch"
-    }
-}
+use crate::query::{self, Ranked, Ranking, hits, record_of};
 
 /// Generation metadata kept at most (a few hundred bytes each); past it the cache starts over.
 const MAX_CACHED_METAS: usize = 1024;
@@ -141,29 +41,6 @@ pub struct ClusterBackend {
     /// [`MAX_CACHED_METAS`]: where a search's query is prepared for. Never trusted for an
     /// answer (see [`ClusterBackend::search_current`]).
     named: Mutex<HashMap<String, Current>>,
-}
-
-/// A hit's chunk record, read from the `_source` the search asked for.
-fn record_of(hit: &Value) -> Result<ChunkRecord, Error> {
-    let source = hit.get("_source").cloned().unwrap_or(Value::Null);
-    serde_json::from_value(source).map_err(|err| {
-        failure(
-            "the search cluster sent a chunk groundkit cannot read",
-            err.to_string(),
-        )
-    })
-}
-
-fn hits(answer: &Value) -> &[Value] {
-    answer
-        .pointer("/hits/hits")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
-fn score_of(hit: &Value) -> f32 {
-    hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32
 }
 
 fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
@@ -294,155 +171,6 @@ impl ClusterBackend {
         retrieval::query_vector(embedder, query)
     }
 
-    fn lexical_body(terms: &[String], limit: usize) -> Value {
-        let should: Vec<Value> = terms
-            .iter()
-            .map(|t| json!({ "term": { "content": t } }))
-            .collect();
-        json!({
-            "size": limit,
-            "track_total_hits": false,
-            "_source": RECORD_FIELDS,
-            "query": { "bool": { "should": should } }
-        })
-    }
-
-    fn dense_body(vector: &[f32], limit: usize) -> Value {
-        json!({
-            "size": limit,
-            "track_total_hits": false,
-            "_source": RECORD_FIELDS,
-            "query": { "knn": { "vector": { "vector": vector, "k": limit } } }
-        })
-    }
-
-    /// A lexical search of `target` (the collection's alias or one generation index), prepared
-    /// for generation `current`; `None` when `target` does not exist.
-    fn lexical(
-        &self,
-        target: &str,
-        current: &Current,
-        terms: &[String],
-        limit: usize,
-    ) -> Result<Option<Ranked>, Error> {
-        if terms.is_empty() {
-            return Ok(Some(Ranked::default()));
-        }
-        let path = format!(
-            "/{target}/_search?search_type={}&allow_partial_search_results=false",
-            search_type(&current.meta)
-        );
-        let body = Self::lexical_body(terms, limit);
-        self.cluster.search(|cluster| {
-            let (status, answer) = cluster.call("POST", &path, Some(&body))?;
-            match status {
-                404 => Ok(None),
-                200..=299 => Ranked::of(&whole(answer)?, lexical_ranking).map(Some),
-                _ => Err(refused("POST", "/_search", status, &answer)),
-            }
-        })
-    }
-
-    /// A k-NN search of `target`; `None` when `target` does not exist.
-    fn dense(&self, target: &str, vector: &[f32], limit: usize) -> Result<Option<Ranked>, Error> {
-        let path = format!("/{target}/_search?allow_partial_search_results=false");
-        let body = Self::dense_body(vector, limit);
-        self.cluster.search(|cluster| {
-            let (status, answer) = cluster.call("POST", &path, Some(&body))?;
-            match status {
-                404 => Ok(None),
-                200..=299 => Ranked::of(&whole(answer)?, dense_ranking).map(Some),
-                _ => Err(refused("POST", "/_search", status, &answer)),
-            }
-        })
-    }
-
-    /// Both rankings of `target` in one `_msearch`, fused here; `None` when `target` does not
-    /// exist.
-    fn hybrid(
-        &self,
-        target: &str,
-        current: &Current,
-        terms: &[String],
-        vector: &[f32],
-        limit: usize,
-    ) -> Result<Option<Ranked>, Error> {
-        let depth = HYBRID_DEPTH.max(limit);
-        let mut body = Vec::new();
-        let mut push = |header: Value, search: Value| {
-            body.extend_from_slice(header.to_string().as_bytes());
-            body.push(b'\n');
-            body.extend_from_slice(search.to_string().as_bytes());
-            body.push(b'\n');
-        };
-        push(
-            json!({
-                "search_type": search_type(&current.meta),
-                "allow_partial_search_results": false
-            }),
-            Self::lexical_body(terms, depth),
-        );
-        push(
-            json!({ "allow_partial_search_results": false }),
-            Self::dense_body(vector, depth),
-        );
-        let path = format!("/{target}/_msearch");
-        let answer = self.cluster.search(|cluster| {
-            let answer = cluster.ndjson(&path, &body)?;
-            let responses = answer.get("responses").and_then(Value::as_array);
-            let missing = responses.is_some_and(|r| {
-                r.iter()
-                    .any(|r| r.get("status").and_then(Value::as_u64) == Some(404))
-            });
-            let whole_answers = responses
-                .is_some_and(|r| r.iter().all(|r| complete(r) && r.get("error").is_none()));
-            if missing {
-                Ok(None)
-            } else if whole_answers {
-                Ok(Some(answer))
-            } else {
-                Err(failure(
-                    "the search cluster failed a search of a multi-search",
-                    path.clone(),
-                ))
-            }
-        })?;
-        let Some(answer) = answer else {
-            return Ok(None);
-        };
-        let responses = answer
-            .get("responses")
-            .and_then(Value::as_array)
-            .filter(|r| r.len() == 2)
-            .ok_or_else(|| {
-                failure(
-                    "the search cluster sent no multi-search answer",
-                    target.to_owned(),
-                )
-            })?;
-        for response in responses {
-            if let Some(status) = response
-                .get("status")
-                .and_then(Value::as_u64)
-                .filter(|s| *s >= 300)
-            {
-                return Err(refused("POST", "/_msearch", status as u16, response));
-            }
-        }
-        let lexical = if terms.is_empty() {
-            Ranked::default()
-        } else {
-            Ranked::of(&responses[0], lexical_ranking)?
-        };
-        let dense = Ranked::of(&responses[1], dense_ranking)?;
-        let mut indices = lexical.indices;
-        indices.extend(dense.indices);
-        Ok(Some(Ranked {
-            hits: fuse(lexical.hits, dense.hits, limit),
-            indices,
-        }))
-    }
-
     /// Searches `target` as `params` ask, prepared for generation `current`.
     fn ranked(
         &self,
@@ -455,14 +183,16 @@ impl ClusterBackend {
     ) -> Result<Option<Ranked>, Error> {
         let limit = params.top_k as usize;
         match params.mode {
-            SearchMode::Lexical => self.lexical(target, current, terms, limit),
+            SearchMode::Lexical => {
+                query::lexical(&self.cluster, target, &current.meta, terms, limit)
+            }
             SearchMode::Dense => {
                 let vector = self.query_vector(name, current, &params.query, embedder)?;
-                self.dense(target, &vector, limit)
+                query::dense(&self.cluster, target, &vector, limit)
             }
             SearchMode::Hybrid => {
                 let vector = self.query_vector(name, current, &params.query, embedder)?;
-                self.hybrid(target, current, terms, &vector, limit)
+                query::hybrid(&self.cluster, target, &current.meta, terms, &vector, limit)
             }
         }
     }
@@ -480,7 +210,7 @@ impl ClusterBackend {
         params: &SearchParams,
         terms: &[String],
         embedder: Option<&dyn Embedder>,
-    ) -> Result<(Current, Vec<(f32, ChunkRecord)>), Error> {
+    ) -> Result<(Current, Ranking), Error> {
         layout::check_name(name).map_err(|_| Error::CollectionNotFound {
             name: name.to_owned(),
         })?;

@@ -1,0 +1,288 @@
+//! Searches of the cluster: the requests (term queries over groundkit's own analysis, k-NN,
+//! both in one `_msearch`) and reading their answers into rankings with the local engine's
+//! scores, with the generation indices that answered.
+
+use std::collections::{BTreeSet, HashMap};
+
+use groundkit_core::Error;
+use groundkit_core::retrieval::ChunkRecord;
+use groundkit_core::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
+use serde_json::{Value, json};
+
+use crate::client::{Cluster, complete, failure, refused};
+use crate::layout::{GenerationMeta, RECORD_FIELDS};
+
+/// Lucene's BM25 leaves out the constant factor `k1 + 1` of the formula the local engine
+/// scores with (tantivy's); multiplying it back makes lexical scores of both backends equal.
+const LUCENE_BM25_SCALE: f32 = 1.2 + 1.0;
+
+/// `answer`, if it covers every shard.
+fn whole(answer: Value) -> Result<Value, Error> {
+    if complete(&answer) {
+        Ok(answer)
+    } else {
+        Err(failure(
+            "the search cluster answered from only some shards",
+            answer
+                .get("_shards")
+                .map(Value::to_string)
+                .unwrap_or_default(),
+        ))
+    }
+}
+
+/// The ranking of a lexical search answer, with the local engine's BM25 scores.
+fn lexical_ranking(answer: &Value) -> Result<Ranking, Error> {
+    hits(answer)
+        .iter()
+        .map(|hit| Ok((score_of(hit) * LUCENE_BM25_SCALE, record_of(hit)?)))
+        .collect()
+}
+
+/// The ranking of a k-NN answer, with cosine similarities (the k-NN plugin scores a cosine `c`
+/// as `(1 + c) / 2`).
+fn dense_ranking(answer: &Value) -> Result<Ranking, Error> {
+    hits(answer)
+        .iter()
+        .map(|hit| Ok((2.0 * score_of(hit) - 1.0, record_of(hit)?)))
+        .collect()
+}
+
+/// A ranking read from a search answer.
+pub(crate) type Ranking = Vec<(f32, ChunkRecord)>;
+
+/// A ranking and the generation indices its hits came from.
+#[derive(Default)]
+pub(crate) struct Ranked {
+    pub(crate) hits: Ranking,
+    pub(crate) indices: BTreeSet<String>,
+}
+
+impl Ranked {
+    /// The ranking `rank` reads from a search answer, with the indices of its hits.
+    fn of(answer: &Value, rank: fn(&Value) -> Result<Ranking, Error>) -> Result<Self, Error> {
+        let indices = hits(answer)
+            .iter()
+            .filter_map(|hit| hit.get("_index").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect();
+        Ok(Self {
+            hits: rank(answer)?,
+            indices,
+        })
+    }
+}
+
+/// Reciprocal Rank Fusion of the two rankings, as the local backend fuses them (chunks keyed by
+/// order of first appearance, lexical first).
+fn fuse(lexical: Ranking, dense: Ranking, limit: usize) -> Ranking {
+    let mut keys: HashMap<String, usize> = HashMap::new();
+    let mut records: Vec<ChunkRecord> = Vec::new();
+    let mut ranking = |hits: Ranking| -> Vec<usize> {
+        hits.into_iter()
+            .map(|(_, record)| {
+                *keys.entry(record.chunk_id.clone()).or_insert_with(|| {
+                    records.push(record);
+                    records.len() - 1
+                })
+            })
+            .collect()
+    };
+    let lexical = ranking(lexical);
+    let dense = ranking(dense);
+    let fused = reciprocal_rank_fusion(&[&lexical, &dense], RRF_K, limit);
+    let mut slots: Vec<Option<ChunkRecord>> = records.into_iter().map(Some).collect();
+    fused
+        .into_iter()
+        .filter_map(|(score, key)| Some((score, slots[key].take()?)))
+        .collect()
+}
+
+/// How a lexical search runs: with a first round over every shard for collection-wide term
+/// statistics (`dfs_query_then_fetch`), unless the index has one shard, whose statistics are
+/// the collection's.
+fn search_type(meta: &GenerationMeta) -> &'static str {
+    if meta.shards == 1 {
+        "query_then_fetch"
+    } else {
+        "dfs_query_then_fetch"
+    }
+}
+
+/// A hit's chunk record, read from the `_source` the search asked for.
+pub(crate) fn record_of(hit: &Value) -> Result<ChunkRecord, Error> {
+    let source = hit.get("_source").cloned().unwrap_or(Value::Null);
+    serde_json::from_value(source).map_err(|err| {
+        failure(
+            "the search cluster sent a chunk groundkit cannot read",
+            err.to_string(),
+        )
+    })
+}
+
+pub(crate) fn hits(answer: &Value) -> &[Value] {
+    answer
+        .pointer("/hits/hits")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+fn score_of(hit: &Value) -> f32 {
+    hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32
+}
+
+fn lexical_body(terms: &[String], limit: usize) -> Value {
+    let should: Vec<Value> = terms
+        .iter()
+        .map(|t| json!({ "term": { "content": t } }))
+        .collect();
+    json!({
+        "size": limit,
+        "track_total_hits": false,
+        "_source": RECORD_FIELDS,
+        "query": { "bool": { "should": should } }
+    })
+}
+
+fn dense_body(vector: &[f32], limit: usize) -> Value {
+    json!({
+        "size": limit,
+        "track_total_hits": false,
+        "_source": RECORD_FIELDS,
+        "query": { "knn": { "vector": { "vector": vector, "k": limit } } }
+    })
+}
+
+/// One search of `target` (the collection's alias or one generation index): its ranking as
+/// `rank` reads it, or `None` when `target` does not exist.
+fn search_one(
+    cluster: &Cluster,
+    path: &str,
+    body: &Value,
+    rank: fn(&Value) -> Result<Ranking, Error>,
+) -> Result<Option<Ranked>, Error> {
+    cluster.search(|cluster| {
+        let (status, answer) = cluster.call("POST", path, Some(body))?;
+        match status {
+            404 => Ok(None),
+            200..=299 => Ranked::of(&whole(answer)?, rank).map(Some),
+            _ => Err(refused("POST", "/_search", status, &answer)),
+        }
+    })
+}
+
+/// A lexical search of `target`, prepared for a generation laid out as `meta` says.
+pub(crate) fn lexical(
+    cluster: &Cluster,
+    target: &str,
+    meta: &GenerationMeta,
+    terms: &[String],
+    limit: usize,
+) -> Result<Option<Ranked>, Error> {
+    if terms.is_empty() {
+        return Ok(Some(Ranked::default()));
+    }
+    let path = format!(
+        "/{target}/_search?search_type={}&allow_partial_search_results=false",
+        search_type(meta)
+    );
+    search_one(cluster, &path, &lexical_body(terms, limit), lexical_ranking)
+}
+
+/// A k-NN search of `target`.
+pub(crate) fn dense(
+    cluster: &Cluster,
+    target: &str,
+    vector: &[f32],
+    limit: usize,
+) -> Result<Option<Ranked>, Error> {
+    let path = format!("/{target}/_search?allow_partial_search_results=false");
+    search_one(cluster, &path, &dense_body(vector, limit), dense_ranking)
+}
+
+/// Both rankings of `target` in one `_msearch`, fused here; `None` when `target` does not
+/// exist.
+pub(crate) fn hybrid(
+    cluster: &Cluster,
+    target: &str,
+    meta: &GenerationMeta,
+    terms: &[String],
+    vector: &[f32],
+    limit: usize,
+) -> Result<Option<Ranked>, Error> {
+    let depth = HYBRID_DEPTH.max(limit);
+    let mut body = Vec::new();
+    let mut push = |header: Value, search: Value| {
+        body.extend_from_slice(header.to_string().as_bytes());
+        body.push(b'\n');
+        body.extend_from_slice(search.to_string().as_bytes());
+        body.push(b'\n');
+    };
+    push(
+        json!({
+            "search_type": search_type(meta),
+            "allow_partial_search_results": false
+        }),
+        lexical_body(terms, depth),
+    );
+    push(
+        json!({ "allow_partial_search_results": false }),
+        dense_body(vector, depth),
+    );
+    let path = format!("/{target}/_msearch");
+    let answer = cluster.search(|cluster| {
+        let answer = cluster.ndjson(&path, &body)?;
+        let responses = answer.get("responses").and_then(Value::as_array);
+        let missing = responses.is_some_and(|r| {
+            r.iter()
+                .any(|r| r.get("status").and_then(Value::as_u64) == Some(404))
+        });
+        let whole_answers =
+            responses.is_some_and(|r| r.iter().all(|r| complete(r) && r.get("error").is_none()));
+        if missing {
+            Ok(None)
+        } else if whole_answers {
+            Ok(Some(answer))
+        } else {
+            Err(failure(
+                "the search cluster failed a search of a multi-search",
+                path.clone(),
+            ))
+        }
+    })?;
+    let Some(answer) = answer else {
+        return Ok(None);
+    };
+    let responses = answer
+        .get("responses")
+        .and_then(Value::as_array)
+        .filter(|r| r.len() == 2)
+        .ok_or_else(|| {
+            failure(
+                "the search cluster sent no multi-search answer",
+                target.to_owned(),
+            )
+        })?;
+    for response in responses {
+        if let Some(status) = response
+            .get("status")
+            .and_then(Value::as_u64)
+            .filter(|s| *s >= 300)
+        {
+            return Err(refused("POST", "/_msearch", status as u16, response));
+        }
+    }
+    let lexical = if terms.is_empty() {
+        Ranked::default()
+    } else {
+        Ranked::of(&responses[0], lexical_ranking)?
+    };
+    let dense = Ranked::of(&responses[1], dense_ranking)?;
+    let mut indices = lexical.indices;
+    indices.extend(dense.indices);
+    Ok(Some(Ranked {
+        hits: fuse(lexical.hits, dense.hits, limit),
+        indices,
+    }))
+}
