@@ -8,11 +8,12 @@
 //!     IDX scifact MODEL ../shared/data/scifact
 //! ```
 //!
-//! Sweeps the Reciprocal Rank Fusion constant `k` and the candidate depth (at least 100, the
-//! largest `top_k`: a ranking contributes `max(depth, asked for)` candidates) on
-//! `queries_train.jsonl` with `qrels/train.tsv`, keeps the pair with the best mean nDCG@10, and
+//! Sweeps the Reciprocal Rank Fusion constant `k`, the candidate depth (at least 100, the
+//! largest `top_k`: a ranking contributes `max(depth, asked for)` candidates) and the dense
+//! ranking's weight (the lexical ranking's is 1) on
+//! `queries_train.jsonl` with `qrels/train.tsv`, keeps the triple with the best mean nDCG@10, and
 //! then evaluates lexical, dense, hybrid with the shipped defaults and hybrid with the chosen
-//! pair on `queries.jsonl` with `qrels/test.tsv`. Query vectors are computed once and kept.
+//! triple on `queries.jsonl` with `qrels/test.tsv`. Query vectors are computed once and kept.
 //! Prints one JSON object per line.
 
 use std::collections::HashMap;
@@ -85,28 +86,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let mut best: Option<(f64, Fusion)> = None;
-    for k in [0.5f32, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0] {
-        for depth in [100usize, 200, 500] {
-            let fusion = Fusion { k, depth };
-            let report = evaluate(
-                &open,
-                &train,
-                &train_qrels,
-                &ranking(SearchMode::Hybrid, fusion),
-            )?;
-            println!(
-                "{}",
-                serde_json::json!({"split": "train", "k": k, "depth": depth, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
-            );
-            if best.is_none_or(|(score, _)| report.ndcg_at_10 > score) {
-                best = Some((report.ndcg_at_10, fusion));
-            }
+    let grid = [0.5f32, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0]
+        .into_iter()
+        .flat_map(|k| [100usize, 200, 500].map(|depth| (k, depth)))
+        .flat_map(|(k, depth)| [0.5f32, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0].map(|w| (k, depth, w)));
+    for (k, depth, dense_weight) in grid {
+        let fusion = Fusion {
+            k,
+            depth,
+            dense_weight,
+        };
+        let report = evaluate(
+            &open,
+            &train,
+            &train_qrels,
+            &ranking(SearchMode::Hybrid, fusion),
+        )?;
+        println!(
+            "{}",
+            serde_json::json!({"split": "train", "k": k, "depth": depth, "dense_weight": dense_weight, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
+        );
+        if best.is_none_or(|(score, _)| report.ndcg_at_10 > score) {
+            best = Some((report.ndcg_at_10, fusion));
         }
     }
     let (train_ndcg, chosen) = best.ok_or("no sweep")?;
     println!(
         "{}",
-        serde_json::json!({"chosen": {"k": chosen.k, "depth": chosen.depth, "train_ndcg_at_10": train_ndcg}})
+        serde_json::json!({"chosen": {"k": chosen.k, "depth": chosen.depth, "dense_weight": chosen.dense_weight, "train_ndcg_at_10": train_ndcg}})
     );
     for (name, how) in [
         ("lexical", ranking(SearchMode::Lexical, Fusion::default())),

@@ -1,9 +1,10 @@
 //! Reciprocal Rank Fusion: the hybrid ranking, computed by groundkit from the lexical and the
 //! dense rankings of a query.
 //!
-//! A chunk's fused score is the sum, over the rankings that contain it, of `1 / (k + rank)`
-//! (ranks from 1). The constant and the depth of each ranking were chosen on SciFact's training
-//! split (`bench/README.md` gives the sweep and the figures on the test split).
+//! A chunk's fused score is the sum, over the rankings that contain it, of `weight / (k + rank)`
+//! (ranks from 1; the lexical ranking weighs 1, the dense ranking [`DENSE_WEIGHT`]). The
+//! constant, the weight and the depth of each ranking were chosen on SciFact's training split
+//! (`bench/README.md` gives the sweep and the figures on the test split).
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -19,23 +20,30 @@ pub const RRF_K: f32 = 1.0;
 /// 500; 100 is the cheapest.
 pub const HYBRID_DEPTH: usize = 100;
 
-/// Fuses `rankings` (each best first) and returns the best `limit`, best first. Ties are broken
-/// by the best rank in any ranking, then by the order of the first ranking that has the chunk.
+/// The dense ranking's weight against the lexical ranking's 1. On the training split, at every
+/// `k` from 0.5 to 2, nDCG@10 peaks at equal weights (0.7348 at `k = 1`; 0.7324 at 0.85 and
+/// 0.7183 at 1.2): with a small `k`, a weight other than 1 lets one ranking's places outrank
+/// the other's.
+pub const DENSE_WEIGHT: f32 = 1.0;
+
+/// Fuses `rankings` (each best first, with its weight) and returns the best `limit`, best first.
+/// Ties are broken by the best rank in any ranking, then by the order of the first ranking that
+/// has the chunk.
 pub fn reciprocal_rank_fusion<T: Copy + Eq + Hash>(
-    rankings: &[&[T]],
+    rankings: &[(&[T], f32)],
     k: f32,
     limit: usize,
 ) -> Vec<(f32, T)> {
     // address -> (score, best rank, first appearance)
     let mut fused: HashMap<T, (f32, usize, usize)> = HashMap::new();
     let mut order = 0;
-    for ranking in rankings {
+    for &(ranking, weight) in rankings {
         for (i, address) in ranking.iter().enumerate() {
             let entry = fused.entry(*address).or_insert_with(|| {
                 order += 1;
                 (0.0, usize::MAX, order)
             });
-            entry.0 += 1.0 / (k + (i + 1) as f32);
+            entry.0 += weight / (k + (i + 1) as f32);
             entry.1 = entry.1.min(i + 1);
         }
     }
@@ -61,15 +69,21 @@ mod tests {
     fn a_chunk_found_by_both_rankings_outranks_one_found_by_one() {
         let lexical = [d(1), d(2), d(3)];
         let dense = [d(4), d(2), d(5)];
-        let fused = reciprocal_rank_fusion(&[&lexical, &dense], 60.0, 10);
+        let fused = reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 1.0)], 60.0, 10);
         assert_eq!(fused[0].1, d(2));
         assert!((fused[0].0 - 2.0 / 62.0).abs() < 1e-7);
         // 1 and 4 tie at 1/61; 1 came first.
         assert_eq!(fused[1].1, d(1));
         assert_eq!(fused[2].1, d(4));
         assert_eq!(fused.len(), 5);
+        // Weighted: the dense ranking's first place now outranks the chunk both share.
+        let weighted = reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 4.0)], 60.0, 10);
+        assert_eq!(weighted[0].1, d(4));
+        assert!((weighted[0].0 - 4.0 / 61.0).abs() < 1e-7);
+        assert_eq!(weighted[1].1, d(2));
+        assert!((weighted[1].0 - 5.0 / 62.0).abs() < 1e-7);
         assert_eq!(
-            reciprocal_rank_fusion(&[&lexical, &dense], 60.0, 2).len(),
+            reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 1.0)], 60.0, 2).len(),
             2
         );
     }

@@ -11,7 +11,7 @@ use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
 use crate::retrieval::embed::{Embedder, Role, normalize};
-use crate::retrieval::fusion::{HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
+use crate::retrieval::fusion::{DENSE_WEIGHT, HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
 use crate::retrieval::lexical::{Fields, LexicalIndex};
 use crate::retrieval::model::{
     Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
@@ -90,6 +90,8 @@ pub struct Fusion {
     pub k: f32,
     /// Candidates taken from each ranking (at least the number of results asked for).
     pub depth: usize,
+    /// The dense ranking's weight against the lexical ranking's 1.
+    pub dense_weight: f32,
 }
 
 impl Default for Fusion {
@@ -97,6 +99,7 @@ impl Default for Fusion {
         Self {
             k: RRF_K,
             depth: HYBRID_DEPTH,
+            dense_weight: DENSE_WEIGHT,
         }
     }
 }
@@ -124,7 +127,8 @@ pub fn ranked_hits(
             let (lexical, terms) = lexical_hits(index, query, depth)?;
             let lexical: Vec<DocAddress> = lexical.into_iter().map(|(_, a)| a).collect();
             let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
-            let fused = reciprocal_rank_fusion(&[&lexical, &dense], fusion.k, limit);
+            let rankings = [(&lexical[..], 1.0), (&dense[..], fusion.dense_weight)];
+            let fused = reciprocal_rank_fusion(&rankings, fusion.k, limit);
             Ok((fused, terms))
         }
     }
