@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use safetensors::{Dtype, SafeTensors};
 
 use crate::kernels::{gelu_in_place, layer_norm_in_place, softmax_rows};
+use crate::linear::Linear;
 use crate::matmul::{View, matmul};
 
 /// The architecture, from the model's `config.json`.
@@ -70,85 +71,6 @@ fn default_act() -> String {
 }
 fn default_position_type() -> String {
     "absolute".to_owned()
-}
-
-/// A dense layer `y = x · Wᵀ + b`, with `W` as stored (`[out, in]`, row-major).
-struct Linear {
-    /// `Wᵀ`: `inputs` rows of `outputs` values (the checkpoint's `[outputs, inputs]`,
-    /// transposed once at load), starting at `weight_t[aligned]`, the first element on a
-    /// cache-line boundary.
-    weight_t: Vec<f32>,
-    aligned: usize,
-    bias: Vec<f32>,
-    inputs: usize,
-    outputs: usize,
-}
-
-/// Up to this many rows, a layer computes `(W · xᵀ)ᵀ` rather than `x · Wᵀ`: the weights are then
-/// the column-major left operand, which `gemm` reads in place, instead of the right operand it
-/// repacks on every call. A query's few tokens were dominated by that repacking (one-query p50
-/// 15.3 ms before, 11.4 ms after; bench/README.md); many rows amortise it.
-const FEW_ROWS: usize = 32;
-
-/// `f32`s per 64-byte cache line. With few rows, `gemm` reads the weights 16 outputs at a time
-/// from every input's row; a row starting on a line boundary makes each read one line, not two
-/// halves (large allocations start 16 bytes past a page boundary).
-const LINE_FLOATS: usize = 16;
-
-impl Linear {
-    fn new(weight: &[f32], bias: Vec<f32>, inputs: usize, outputs: usize) -> Self {
-        let mut weight_t = vec![0.0; weight.len() + LINE_FLOATS];
-        let aligned = weight_t
-            .as_ptr()
-            .align_offset(LINE_FLOATS * 4)
-            .min(LINE_FLOATS);
-        for (o, row) in weight.chunks_exact(inputs).enumerate() {
-            for (i, w) in row.iter().enumerate() {
-                weight_t[aligned + i * outputs + o] = *w;
-            }
-        }
-        Self {
-            weight_t,
-            aligned,
-            bias,
-            inputs,
-            outputs,
-        }
-    }
-
-    /// `out[t] = x[t] · Wᵀ + b` for `rows` rows: `out` starts as the bias, and the product is
-    /// accumulated onto it (one pass over `out` instead of clearing it and adding the bias).
-    fn apply(&self, x: &[f32], rows: usize, out: &mut Vec<f32>, threads: usize) {
-        out.clear();
-        out.reserve(rows * self.outputs);
-        for _ in 0..rows {
-            out.extend_from_slice(&self.bias);
-        }
-        let weights = View {
-            offset: self.aligned,
-            ..View::dense(self.inputs, self.outputs)
-        };
-        let (dst, input) = (
-            View::dense(rows, self.outputs),
-            View::dense(rows, self.inputs),
-        );
-        if rows <= FEW_ROWS {
-            let (w, xt) = (weights.t(), input.t());
-            matmul(out, dst.t(), &self.weight_t, w, x, xt, 1.0, true, threads);
-        } else {
-            matmul(
-                out,
-                dst,
-                x,
-                input,
-                &self.weight_t,
-                weights,
-                1.0,
-                true,
-                threads,
-            );
-        }
-    }
 }
 
 struct LayerNorm {

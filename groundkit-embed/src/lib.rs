@@ -1,9 +1,9 @@
 //! groundkit's embedders, the implementations of `groundkit_core::retrieval::embed::Embedder`:
 //!
 //! - [`LocalEmbedder`] runs a sentence-transformers model of the BERT family in this process,
-//!   on the CPU, in pure Rust: `bert` is the encoder's forward pass, `kernels` its element-wise
-//!   arithmetic, `matmul` the one (checked) call into the `gemm` crate, `local` the
-//!   sentence-transformers layout around it.
+//!   on the CPU, in pure Rust: `bert` is the encoder's forward pass, `linear` its dense layers,
+//!   `kernels` its element-wise arithmetic, `matmul` the one (checked) call into the `gemm`
+//!   crate, `local` the sentence-transformers layout around it.
 //! - [`HttpEmbedder`] (feature `http`, on by default) calls an OpenAI-compatible embeddings
 //!   endpoint over http or https (`http`); [`outbound`] decides which addresses it may connect
 //!   to.
@@ -24,6 +24,7 @@ mod http;
 #[cfg(feature = "http")]
 pub mod hub;
 mod kernels;
+mod linear;
 mod local;
 mod matmul;
 mod model_dir;
