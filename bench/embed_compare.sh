@@ -22,7 +22,8 @@ if [ ! -x bench/.venv-st/bin/python ]; then
 fi
 cargo build --release --locked -q -p groundkit-embed --example embed_throughput
 texts="$(mktemp)"
-trap 'rm -f "$texts"' EXIT
+measured="$(mktemp)"
+trap 'rm -f "$texts" "$measured"' EXIT
 python3 - "$data/corpus.jsonl" "$docs" >"$texts" <<'PY'
 import json, sys
 with open(sys.argv[1], encoding="utf-8") as corpus:
@@ -38,16 +39,17 @@ for round in $(seq "$rounds"); do
         | sed "s/^/round $round groundkit /"
     bench/.venv-st/bin/python bench/embed_st.py --model-dir "$model" --texts "$texts" --threads 2 2>/dev/null \
         | sed "s/^/round $round sentence-transformers /"
-done | tee /dev/stderr | python3 -c '
+done | tee "$measured"
+python3 - "$measured" <<'PY'
 import json, statistics, sys
 rates = {"groundkit": [], "sentence-transformers": []}
-for line in sys.stdin:
+for line in open(sys.argv[1], encoding="utf-8"):
     _, _, who, payload = line.split(" ", 3)
     row = json.loads(payload)
     rates[who].append(row.get("texts_per_second", row.get("texts_per_s")))
 g, s = (statistics.median(rates[k]) for k in ("groundkit", "sentence-transformers"))
 print(f"median texts/s: groundkit {g:.1f}, sentence-transformers {s:.1f}, ratio {g / s:.2f}x")
-'
+PY
 target/release/examples/embed_throughput "$model" "$texts" --threads 2 --limit 1 \
     --queries "$data/queries.jsonl" | sed 's/^/query latency groundkit /'
 bench/.venv-st/bin/python bench/embed_st.py --model-dir "$model" --query-latency --threads 2 2>/dev/null \
