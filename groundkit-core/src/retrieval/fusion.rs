@@ -76,12 +76,15 @@ mod tests {
         assert_eq!(fused[1].1, d(1));
         assert_eq!(fused[2].1, d(4));
         assert_eq!(fused.len(), 5);
-        // Weighted: the dense ranking's first place now outranks the chunk both share.
-        let weighted = reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 4.0)], 60.0, 10);
+        // Weighted, with k = 1: the dense ranking's first place (4 / 2) now outranks the chunk
+        // both rankings have second (1 / 3 + 4 / 3), which outranked it at equal weights.
+        let weighted = reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 4.0)], 1.0, 10);
         assert_eq!(weighted[0].1, d(4));
-        assert!((weighted[0].0 - 4.0 / 61.0).abs() < 1e-7);
+        assert!((weighted[0].0 - 2.0).abs() < 1e-6);
         assert_eq!(weighted[1].1, d(2));
-        assert!((weighted[1].0 - 5.0 / 62.0).abs() < 1e-7);
+        assert!((weighted[1].0 - 5.0 / 3.0).abs() < 1e-6);
+        let equal = reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 1.0)], 1.0, 10);
+        assert_eq!(equal[0].1, d(2));
         assert_eq!(
             reciprocal_rank_fusion(&[(&lexical, 1.0), (&dense, 1.0)], 60.0, 2).len(),
             2
