@@ -30,13 +30,12 @@ const LINE_FLOATS: usize = 16;
 
 /// A dense layer `y = x · Wᵀ + b`, from a checkpoint's `W` (`[outputs, inputs]`, row-major).
 pub(crate) struct Linear {
-    /// `Wᵀ`: `inputs` rows of `outputs` values, starting at `weight_t[aligned]`, on a
-    /// cache-line boundary (large allocations start 16 bytes past one).
+    /// `Wᵀ`: `inputs` rows of `outputs` values, for `gemm` (which repacks it on every call).
     weight_t: Vec<f32>,
-    aligned: usize,
     /// `W` in panels: panel `p` holds, for each input `i`, the weights of outputs
     /// `16p..16p + 16` (zeros past the last output), starting at `panels[panels_at]`, on a
-    /// cache-line boundary.
+    /// cache-line boundary (large allocations start 16 bytes past one), so each input's 16
+    /// weights are one line.
     panels: Vec<f32>,
     panels_at: usize,
     bias: Vec<f32>,
@@ -57,18 +56,17 @@ fn line_aligned(len: usize) -> (Vec<f32>, usize) {
 
 impl Linear {
     pub(crate) fn new(weight: &[f32], bias: Vec<f32>, inputs: usize, outputs: usize) -> Self {
-        let (mut weight_t, aligned) = line_aligned(weight.len());
+        let mut weight_t = vec![0.0f32; weight.len()];
         let (mut panels, panels_at) = line_aligned(outputs.div_ceil(PANEL) * PANEL * inputs);
         for (o, row) in weight.chunks_exact(inputs).enumerate() {
             let panel = panels_at + (o / PANEL) * PANEL * inputs;
             for (i, w) in row.iter().enumerate() {
-                weight_t[aligned + i * outputs + o] = *w;
+                weight_t[i * outputs + o] = *w;
                 panels[panel + i * PANEL + o % PANEL] = *w;
             }
         }
         Self {
             weight_t,
-            aligned,
             panels,
             panels_at,
             bias,
@@ -90,10 +88,7 @@ impl Linear {
         for _ in 0..rows {
             out.extend_from_slice(&self.bias);
         }
-        let weights = View {
-            offset: self.aligned,
-            ..View::dense(self.inputs, self.outputs)
-        };
+        let weights = View::dense(self.inputs, self.outputs);
         let (dst, input) = (
             View::dense(rows, self.outputs),
             View::dense(rows, self.inputs),
@@ -156,10 +151,8 @@ fn panel_product(panel: &[f32], group: &[f32]) -> [[f32; PANEL]; GROUP] {
     // Evaluated at compile time for each clone (at run time it is a string search).
     const FUSED: bool = selected_target!().supports_feature_str("fma");
     let mut sums = [[0.0f32; PANEL]; GROUP];
-    for (w, v) in panel.chunks_exact(PANEL).zip(group.chunks_exact(GROUP)) {
-        let (Ok(w), Ok(v)) = (<&[f32; PANEL]>::try_from(w), <&[f32; GROUP]>::try_from(v)) else {
-            continue;
-        };
+    let (panel, group) = (panel.as_chunks::<PANEL>().0, group.as_chunks::<GROUP>().0);
+    for (w, v) in panel.iter().zip(group) {
         for (sum, v) in sums.iter_mut().zip(v) {
             for (s, w) in sum.iter_mut().zip(w) {
                 *s = if FUSED { w.mul_add(*v, *s) } else { *s + w * v };

@@ -5,10 +5,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::ChunkRecord;
-use groundkit_core::retrieval::fusion::{
-    DENSE_WEIGHT, HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion,
-};
+use groundkit_core::retrieval::fusion::HYBRID_DEPTH;
+use groundkit_core::retrieval::{ChunkRecord, Fusion};
 use serde_json::{Value, json};
 
 use crate::client::{Cluster, complete, failure, refused};
@@ -92,8 +90,7 @@ fn fuse(lexical: Ranking, dense: Ranking, limit: usize) -> Ranking {
     };
     let lexical = ranking(lexical);
     let dense = ranking(dense);
-    let rankings = [(&lexical[..], 1.0), (&dense[..], DENSE_WEIGHT)];
-    let fused = reciprocal_rank_fusion(&rankings, RRF_K, limit);
+    let fused = Fusion::default().fuse(&lexical, &dense, limit);
     let mut slots: Vec<Option<ChunkRecord>> = records.into_iter().map(Some).collect();
     fused
         .into_iter()

@@ -2,6 +2,7 @@
 //! hybrid rankings, and the response the service returns unchanged.
 
 use std::collections::HashSet;
+use std::hash::Hash;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -94,6 +95,20 @@ pub struct Fusion {
     pub dense_weight: f32,
 }
 
+impl Fusion {
+    /// The hybrid ranking of `lexical` and `dense` (each best first), the lexical ranking
+    /// weighing 1 and the dense one `dense_weight`: the best `limit`, best first, with their
+    /// fused scores.
+    pub fn fuse<T: Copy + Eq + Hash>(
+        &self,
+        lexical: &[T],
+        dense: &[T],
+        limit: usize,
+    ) -> Vec<(f32, T)> {
+        reciprocal_rank_fusion(&[(lexical, 1.0), (dense, self.dense_weight)], self.k, limit)
+    }
+}
+
 impl Default for Fusion {
     fn default() -> Self {
         Self {
@@ -127,8 +142,7 @@ pub fn ranked_hits(
             let (lexical, terms) = lexical_hits(index, query, depth)?;
             let lexical: Vec<DocAddress> = lexical.into_iter().map(|(_, a)| a).collect();
             let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
-            let rankings = [(&lexical[..], 1.0), (&dense[..], fusion.dense_weight)];
-            let fused = reciprocal_rank_fusion(&rankings, fusion.k, limit);
+            let fused = fusion.fuse(&lexical, &dense, limit);
             Ok((fused, terms))
         }
     }
