@@ -241,3 +241,63 @@ fn lost_lexical_index_is_rebuilt_by_the_next_ingest() {
     assert_eq!(fx.search("col", "apples", 5).results[0].document_id, "a.md");
     assert!(fx.search("col", "bananas", 5).results.is_empty());
 }
+
+/// A BEIR corpus over several of the pages in which ingest reads the store back (1,024
+/// documents): records that vanished from the first, a middle and the last page are removed and
+/// nothing else; a record id used twice in one file is refused at its second line; a lost
+/// lexical index is rebuilt with every kept record.
+#[test]
+fn beir_reingest_across_store_pages_removes_exactly_the_vanished_records() {
+    let fx = Fixture::new();
+    let record = |i: usize, word: &str| {
+        format!("{{\"_id\": \"r{i:05}\", \"title\": \"\", \"text\": \"{word} tag{i}x\"}}\n")
+    };
+    let mut corpus: String = (0..2500).map(|i| record(i, "plain")).collect();
+    corpus.push_str(&record(7, "again"));
+    let path = fx.write("beir/corpus.jsonl", &corpus);
+    let mut options = fx.options("beir", &[&path]);
+    options.format = InputFormat::Beir;
+    let first = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    assert_eq!((first.added, first.documents), (2500, 2500));
+    assert_eq!(first.failed.len(), 1, "{:?}", first.failed);
+    assert_eq!(first.failed[0].source, "beir/corpus.jsonl:2501");
+    assert!(
+        first.failed[0]
+            .reason
+            .contains("duplicate document id 'r00007'")
+    );
+
+    let gone = [0, 1500, 2499];
+    let edited = 1024;
+    let corpus: String = (0..2500)
+        .filter(|i| !gone.contains(i))
+        .map(|i| record(i, if i == edited { "edited" } else { "plain" }))
+        .collect();
+    fx.write("beir/corpus.jsonl", &corpus);
+    let again = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    assert_eq!(
+        (again.added, again.updated, again.unchanged, again.removed),
+        (0, 1, 2496, 3)
+    );
+    assert_eq!(again.documents, 2497);
+    for i in gone {
+        assert!(fx.search("beir", &format!("tag{i}x"), 5).results.is_empty());
+    }
+    assert_eq!(
+        fx.search("beir", "edited", 5).results[0].document_id,
+        "r01024"
+    );
+
+    std::fs::remove_dir_all(fx.index.join("beir.tantivy")).expect("lose the index");
+    let rebuilt = retrieval::ingest(&options, &mut NoProgress).expect("rebuild");
+    assert_eq!((rebuilt.unchanged, rebuilt.removed), (2497, 0));
+    for (i, id) in [
+        (1, "r00001"),
+        (1499, "r01499"),
+        (2498, "r02498"),
+        (1024, "r01024"),
+    ] {
+        let hits = fx.search("beir", &format!("tag{i}x"), 5);
+        assert_eq!(hits.results[0].document_id, id);
+    }
+}

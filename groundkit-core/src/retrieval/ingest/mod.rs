@@ -4,6 +4,7 @@
 //! root of `retrieval`). Bad inputs are reported per source and skipped.
 
 mod discover;
+mod ledger;
 mod sources;
 mod writer;
 
@@ -313,13 +314,7 @@ pub fn ingest(
                         .is_some_and(|r| r.starts_with('/'))
             })
     };
-    let vanished: Vec<String> = writer
-        .existing
-        .iter()
-        .filter(|(id, row)| !writer.seen.contains(*id) && in_scope(row))
-        .map(|(id, _)| id.clone())
-        .collect();
-    writer.remove(&vanished)?;
+    writer.remove_unseen(in_scope)?;
 
     let retention = options.superseded_retention.as_secs();
     let mut summary = writer.commit(retention, progress)?;
@@ -344,7 +339,7 @@ fn single_outcome(
             })
         }
         Err(FileError::Skip(reason)) => {
-            writer.seen.insert(source.to_owned());
+            writer.ledger.see(source)?;
             writer.fail(source, reason.clone());
             Ok(ItemOutcome::Failed(reason))
         }

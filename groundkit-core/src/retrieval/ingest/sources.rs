@@ -4,7 +4,6 @@
 //! (`source_file::open_within`), at most [`MAX_SOURCE_BYTES`] of them; a BEIR corpus is read line
 //! by line, each line at most that long.
 
-use std::collections::HashSet;
 use std::io::BufReader;
 use std::path::Path;
 #[cfg(feature = "fetch-url")]
@@ -158,7 +157,7 @@ pub(super) fn ingest_beir(
         0,
     );
     let (mut added, mut updated, mut unchanged, mut failed) = (0, 0, 0, 0);
-    let mut ids_this_file = HashSet::new();
+    writer.ledger.start_file()?;
     let mut number = 0;
     while let Some((offset, line)) = lines.next_line()? {
         number += 1;
@@ -179,7 +178,7 @@ pub(super) fn ingest_beir(
                 continue;
             }
         };
-        if !ids_this_file.insert(record.id.clone()) {
+        if !writer.ledger.take_record_id(&record.id)? {
             writer.fail(
                 source_line,
                 format!("duplicate document id '{}'", record.id),

@@ -7,14 +7,13 @@
 
 mod commit;
 
-use std::collections::{HashMap, HashSet};
-
 use rusqlite::Connection;
 
 use crate::Error;
 use crate::retrieval::chunk::chunk_spans;
 use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::embed::Embedder;
+use crate::retrieval::ingest::ledger::Ledger;
 use crate::retrieval::ingest::{IngestFailure, IngestOptions, IngestSummary};
 use crate::retrieval::lexical::{
     ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
@@ -61,10 +60,6 @@ pub(super) struct Writer<'a> {
     base_index: Option<u64>,
     /// The lexical index of the committed generation is missing and is rebuilt from the store.
     rebuild: bool,
-    /// Documents written (added or replaced) by this run.
-    written: HashSet<String>,
-    /// Documents removed by this run.
-    removed: HashSet<String>,
     builder: Option<GenerationBuilder>,
     config: WriterConfig,
     max_chunk_bytes: usize,
@@ -74,8 +69,8 @@ pub(super) struct Writer<'a> {
     previous_vectors: Option<Vectors>,
     /// The fewest vectors for which the new generation gets a graph.
     graph_min_vectors: usize,
-    pub(super) existing: HashMap<String, DocumentRow>,
-    pub(super) seen: HashSet<String>,
+    /// What this run has seen and written (on disk: it grows with the corpus).
+    pub(super) ledger: Ledger,
     pub(super) summary: IngestSummary,
     now_unix: i64,
 }
@@ -92,9 +87,9 @@ impl<'a> Writer<'a> {
         } else {
             None
         };
-        let (base_generation, existing) = match &conn {
-            Some(conn) => (store::generation(conn)?, write::all_documents(conn)?),
-            None => (0, HashMap::new()),
+        let base_generation = match &conn {
+            Some(conn) => store::generation(conn)?,
+            None => 0,
         };
         // We hold the write lock: anything but the committed generation is a crashed ingest's
         // debris.
@@ -141,16 +136,13 @@ impl<'a> Writer<'a> {
             base_generation,
             base_index: (base_generation > 0 && !rebuild).then_some(base_generation),
             rebuild,
-            written: HashSet::new(),
-            removed: HashSet::new(),
             builder: None,
             config: options.writer,
             max_chunk_bytes: options.max_chunk_bytes,
             embedder,
             previous_vectors,
             graph_min_vectors: options.graph_min_vectors,
-            existing,
-            seen: HashSet::new(),
+            ledger: Ledger::new()?,
             summary: IngestSummary::empty(&paths.name, base_generation),
             now_unix,
         };
@@ -165,7 +157,7 @@ impl<'a> Writer<'a> {
     fn conn(&mut self) -> Result<&Connection, Error> {
         if self.conn.is_none() {
             let conn = begin(self.paths)?;
-            if store::generation(&conn)? != 0 || !write::all_documents(&conn)?.is_empty() {
+            if store::generation(&conn)? != 0 || write::has_documents(&conn)? {
                 return Err(Error::Validation {
                     field: "collection".to_owned(),
                     message: "another ingest created this collection meanwhile; run this one again"
@@ -193,7 +185,6 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| Error::internal("generation builder missing"))
     }
 
-    /// Whether `document_id` with `hash` is already stored; marks it seen either way.
     /// Writes document `document_id` unless the store already holds its content `hash`. The
     /// document is prepared (extracted, fetched, decoded) only when it changed.
     pub(super) fn write_if_changed<E: From<Error>>(
@@ -202,26 +193,30 @@ impl<'a> Writer<'a> {
         hash: String,
         prepare: impl FnOnce(String) -> Result<Prepared, E>,
     ) -> Result<Change, E> {
-        self.seen.insert(document_id.to_owned());
-        let unchanged = self
-            .existing
-            .get(document_id)
-            .is_some_and(|row| row.content_hash == hash);
-        if unchanged {
+        self.ledger.see(document_id)?;
+        let stored = self.stored(document_id)?;
+        if stored.as_ref().is_some_and(|row| row.content_hash == hash) {
             return Ok(Change::Unchanged);
         }
-        Ok(self.write(prepare(hash)?)?)
+        Ok(self.write(prepare(hash)?, stored.is_some())?)
+    }
+
+    /// The store's row of `document_id` (none while a new collection has no store yet).
+    pub(super) fn stored(&self, document_id: &str) -> Result<Option<DocumentRow>, Error> {
+        match &self.conn {
+            Some(conn) => write::document(conn, document_id),
+            None => Ok(None),
+        }
     }
 
     /// Chunks and writes a document the store does not hold with this content.
-    fn write(&mut self, doc: Prepared) -> Result<Change, Error> {
-        let replacing = self.existing.contains_key(&doc.document_id);
+    fn write(&mut self, doc: Prepared, replacing: bool) -> Result<Change, Error> {
         let spans = chunk_spans(&doc.text, self.max_chunk_bytes);
         let chunk_ids: Vec<String> = spans
             .iter()
             .map(|&(start, end)| chunk_id(&doc.document_id, start, end, &doc.text[start..end]))
             .collect();
-        self.written.insert(doc.document_id.clone());
+        self.ledger.wrote(&doc.document_id)?;
         let builder = self.builder()?;
         if replacing {
             builder.delete_document(&doc.document_id);
@@ -280,15 +275,44 @@ impl<'a> Writer<'a> {
         write::supersede_document(self.conn()?, document_id, generation, now)
     }
 
-    /// Removes documents that vanished from the corpus, from the new generation and the store.
-    pub(super) fn remove(&mut self, document_ids: &[String]) -> Result<(), Error> {
-        for id in document_ids {
-            self.builder()?.delete_document(id);
-            self.supersede(id)?;
-            self.removed.insert(id.clone());
-            self.summary.removed += 1;
+    /// Removes every stored document this run did not see and `in_scope` holds for (the corpus
+    /// no longer has it), from the new generation and the store.
+    pub(super) fn remove_unseen(
+        &mut self,
+        in_scope: impl Fn(&DocumentRow) -> bool,
+    ) -> Result<(), Error> {
+        self.each_stored(|writer, id, row| {
+            if in_scope(&row) && writer.ledger.get(&id)?.is_none() {
+                writer.builder()?.delete_document(&id);
+                writer.supersede(&id)?;
+                writer.summary.removed += 1;
+            }
+            Ok(())
+        })
+    }
+
+    /// Calls `f` on every stored document in id order, reading the store a page at a time (so
+    /// `f` may change it, and memory does not grow with the collection).
+    fn each_stored(
+        &mut self,
+        mut f: impl FnMut(&mut Self, String, DocumentRow) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        const PAGE: usize = 1024;
+        let mut after: Option<String> = None;
+        loop {
+            let page = match &self.conn {
+                Some(conn) => write::documents_after(conn, after.as_deref(), PAGE)?,
+                None => return Ok(()),
+            };
+            let last_page = page.len() < PAGE;
+            for (id, row) in page {
+                after = Some(id.clone());
+                f(self, id, row)?;
+            }
+            if last_page {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     pub(super) fn fail(&mut self, source: impl Into<String>, reason: impl Into<String>) {

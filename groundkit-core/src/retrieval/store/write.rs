@@ -1,7 +1,7 @@
 //! Writes to a collection's store, for ingest only: creating it with its schema, upgrading an
 //! older schema, and the row-level changes of one ingest transaction.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Error;
 use crate::retrieval::collection::{CollectionPaths, is_groundkit_store};
@@ -155,27 +155,61 @@ pub(crate) struct DocumentRow {
     pub(crate) extractor: Option<String>,
 }
 
-pub(crate) fn all_documents(
+const DOCUMENT_ROW: &str =
+    "SELECT document_id, source, source_class, content_hash, extractor FROM documents";
+
+fn document_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, DocumentRow)> {
+    Ok((
+        row.get::<_, String>(0)?,
+        DocumentRow {
+            source: row.get(1)?,
+            source_class: source_class_at(row, 2)?,
+            content_hash: row.get(3)?,
+            extractor: row.get(4)?,
+        },
+    ))
+}
+
+/// The stored row of `document_id`, if the store holds it.
+pub(crate) fn document(conn: &Connection, document_id: &str) -> Result<Option<DocumentRow>, Error> {
+    conn.prepare_cached(&format!("{DOCUMENT_ROW} WHERE document_id = ?1"))
+        .and_then(|mut stmt| stmt.query_row([document_id], document_row).optional())
+        .map(|row| row.map(|(_, row)| row))
+        .map_err(sql_err("cannot read a document"))
+}
+
+/// Up to `limit` stored documents in id order, from the first id after `after` (from the first
+/// id when `None`): the store's documents a page at a time, so a caller may change the store
+/// between pages.
+pub(crate) fn documents_after(
     conn: &Connection,
-) -> Result<std::collections::HashMap<String, DocumentRow>, Error> {
-    let mut stmt = conn
-        .prepare("SELECT document_id, source, source_class, content_hash, extractor FROM documents")
-        .map_err(sql_err("cannot read documents"))?;
-    let rows = stmt
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                DocumentRow {
-                    source: row.get(1)?,
-                    source_class: source_class_at(row, 2)?,
-                    content_hash: row.get(3)?,
-                    extractor: row.get(4)?,
-                },
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<(String, DocumentRow)>, Error> {
+    let err = sql_err("cannot read documents");
+    let limit = limit as i64;
+    let rows: rusqlite::Result<Vec<_>> = match after {
+        Some(after) => conn
+            .prepare_cached(&format!(
+                "{DOCUMENT_ROW} WHERE document_id > ?1 ORDER BY document_id LIMIT ?2"
             ))
-        })
-        .map_err(sql_err("cannot read documents"))?;
-    rows.collect::<Result<_, _>>()
-        .map_err(sql_err("cannot read documents"))
+            .and_then(|mut stmt| {
+                stmt.query_map(params![after, limit], document_row)?
+                    .collect()
+            }),
+        None => conn
+            .prepare_cached(&format!("{DOCUMENT_ROW} ORDER BY document_id LIMIT ?1"))
+            .and_then(|mut stmt| stmt.query_map([limit], document_row)?.collect()),
+    };
+    rows.map_err(err)
+}
+
+/// Whether the store holds any document.
+pub(crate) fn has_documents(conn: &Connection) -> Result<bool, Error> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM documents)", [], |row| {
+        row.get(0)
+    })
+    .map_err(sql_err("cannot read documents"))
 }
 
 /// A document about to be written.

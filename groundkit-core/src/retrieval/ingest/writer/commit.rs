@@ -10,7 +10,7 @@ use crate::retrieval::collection::CollectionPaths;
 use crate::retrieval::ingest::{CommitStep, IngestProgress, IngestSummary};
 use crate::retrieval::lexical::{ChunkDoc, remove_other_generations};
 use crate::retrieval::store;
-use crate::retrieval::store::write::{self, DocumentRow};
+use crate::retrieval::store::write;
 use crate::retrieval::vectors;
 use crate::retrieval::vectors::write::VectorProgress;
 
@@ -100,22 +100,19 @@ impl Writer<'_> {
     /// Adds the stored chunks of every document this run kept as it was to the new generation
     /// (rebuilding a lost lexical index).
     fn reindex_kept(&mut self) -> Result<(), Error> {
-        let kept: Vec<(String, DocumentRow)> = self
-            .existing
-            .iter()
-            .filter(|(id, _)| !self.written.contains(*id) && !self.removed.contains(*id))
-            .map(|(id, row)| (id.clone(), row.clone()))
-            .collect();
-        let conn = self
-            .conn
-            .as_ref()
-            .ok_or_else(|| Error::internal("ingest store missing"))?;
-        let builder = self
-            .builder
-            .as_ref()
-            .ok_or_else(|| Error::internal("no generation builder"))?;
-        let fields = builder.fields;
-        for (document_id, row) in kept {
+        self.each_stored(|writer, document_id, row| {
+            if writer.ledger.get(&document_id)? == Some(true) {
+                return Ok(()); // written by this run: already in the new generation
+            }
+            let conn = writer
+                .conn
+                .as_ref()
+                .ok_or_else(|| Error::internal("ingest store missing"))?;
+            let builder = writer
+                .builder
+                .as_ref()
+                .ok_or_else(|| Error::internal("no generation builder"))?;
+            let fields = builder.fields;
             for (chunk_id, start, end, content) in write::chunks_of(conn, &document_id)? {
                 builder.add(fields.document(&ChunkDoc {
                     chunk_id: &chunk_id,
@@ -128,8 +125,8 @@ impl Writer<'_> {
                     end,
                 }))?;
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 
