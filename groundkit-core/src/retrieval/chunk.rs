@@ -5,8 +5,8 @@
 //! trailing whitespace is left out of every span; `&text[start..end]` is the chunk's content.
 
 /// Default largest chunk, in bytes (about 250-300 English words): a typical abstract or short
-/// note stays one chunk, and a longer document is ranked by its best passage. Chosen by a sweep on
-/// BEIR SciFact (see `bench/README.md`).
+/// note stays one chunk, and a longer document is ranked by its best passage. The best of a sweep
+/// on BEIR SciFact's training split (see `bench/README.md`).
 pub const DEFAULT_MAX_CHUNK_BYTES: usize = 1750;
 
 /// The smallest `max_bytes` accepted (smaller values are raised to it).
