@@ -13,7 +13,7 @@ use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
 use crate::retrieval::embed::{Embedder, Role, normalize};
 use crate::retrieval::fusion::{DENSE_WEIGHT, HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
-use crate::retrieval::lexical::{Fields, LexicalIndex};
+use crate::retrieval::lexical::{Fields, LexicalIndex, top_k};
 use crate::retrieval::model::{
     Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
     SearchResponse, SourceClass,
@@ -276,7 +276,7 @@ pub fn lexical_hits(
             &top.tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score),
         )
     } else {
-        index.searcher.search(&query, &top.order_by_score())
+        top_k(&index.searcher, query.as_ref(), limit)
     }
     .map_err(|err| Error::storage("lexical search failed", err))?;
     Ok((hits, count))

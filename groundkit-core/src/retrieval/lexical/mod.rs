@@ -1,5 +1,5 @@
-//! The per-generation tantivy BM25 index: its schema and settings, and opening a published
-//! generation for reading (`published`). Building the next generation is `build`, with the
+//! The per-generation tantivy BM25 index: its schema and settings, opening a published
+//! generation for reading (`published`), and its pruned top-k over all segments (`top`). Building the next generation is `build`, with the
 //! `ingest` feature.
 
 use tantivy::schema::{
@@ -16,12 +16,14 @@ use crate::retrieval::collection::CollectionPaths;
 #[cfg(feature = "ingest")]
 mod build;
 mod published;
+mod top;
 
 #[cfg(feature = "ingest")]
 pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
 use published::PublishedDirectory;
+pub(crate) use top::top_k;
 
 /// The file a generation's vectors are kept in, inside its directory (the `vectors` module reads
 /// and writes it; a new generation never links it from the previous one).
