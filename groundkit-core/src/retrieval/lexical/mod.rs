@@ -23,7 +23,7 @@ pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
 use published::PublishedDirectory;
-pub(crate) use top::top_k;
+pub use top::top_k;
 
 /// The file a generation's vectors are kept in, inside its directory (the `vectors` module reads
 /// and writes it; a new generation never links it from the previous one).

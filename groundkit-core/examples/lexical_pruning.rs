@@ -1,0 +1,97 @@
+//! How a collection's lexical top-10 is best computed: every matching chunk scored (what
+//! collections of up to `EXHAUSTIVE_UNION_MAX_CHUNKS` chunks do), tantivy's `TopDocs` with
+//! block-max WAND per segment, and `lexical::top_k` (block-max WAND with one top-k across
+//! segments, what larger collections do). The BEIR queries run one at a time, single thread, in
+//! interleaved rounds; prints JSON: each way's total seconds per round and how many queries'
+//! top-10 differ from the exhaustive one (the two pruned ways may differ in a score's last
+//! bit). Used by `bench/README.md` ("Growth"); run it with `--release`.
+//!
+//! `lexical_pruning INDEX_DIR COLLECTION QUERIES_JSONL [ROUNDS]`
+
+use std::time::Instant;
+
+use groundkit_core::retrieval::lexical::top_k;
+use groundkit_core::retrieval::{self, OpenCollection, query_terms};
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, DocId, Score, SegmentReader, Term};
+
+type Hits = Vec<(Score, DocAddress)>;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, index_dir, collection, queries, rest @ ..] = args.as_slice() else {
+        return Err("usage: lexical_pruning INDEX_DIR COLLECTION QUERIES_JSONL [ROUNDS]".into());
+    };
+    let rounds: usize = rest.first().map(|p| p.parse()).transpose()?.unwrap_or(3);
+    let open = OpenCollection::open(index_dir.as_ref(), ".".as_ref(), collection)?;
+    let index = open
+        .lexical()
+        .ok_or("the collection has no lexical index")?;
+    let searcher = &index.searcher;
+    // The query `retrieval::search` builds: one clause per distinct analysed term.
+    let queries: Vec<BooleanQuery> = retrieval::eval::read_queries(queries.as_ref())?
+        .iter()
+        .map(|q| {
+            let clauses = query_terms(&q.text)
+                .iter()
+                .map(|t| {
+                    let term = Term::from_field_text(index.fields.content, t);
+                    let clause: Box<dyn Query> =
+                        Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                    (Occur::Should, clause)
+                })
+                .collect();
+            BooleanQuery::new(clauses)
+        })
+        .collect();
+    let exhaustive = |query: &BooleanQuery| -> tantivy::Result<Hits> {
+        let every =
+            TopDocs::with_limit(10).tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score);
+        searcher.search(query, &every)
+    };
+    let per_segment = |query: &BooleanQuery| -> tantivy::Result<Hits> {
+        searcher.search(query, &TopDocs::with_limit(10).order_by_score())
+    };
+    let mut seconds = [const { Vec::new() }; 3];
+    let mut differ = [0usize; 2];
+    for round in 0..rounds {
+        let mut totals = [0.0f64; 3];
+        for query in &queries {
+            let started = Instant::now();
+            let reference = exhaustive(query)?;
+            totals[0] += started.elapsed().as_secs_f64();
+            let started = Instant::now();
+            let pruned = per_segment(query)?;
+            totals[1] += started.elapsed().as_secs_f64();
+            let started = Instant::now();
+            let shared = top_k(searcher, query, 10)?;
+            totals[2] += started.elapsed().as_secs_f64();
+            if round == 0 {
+                differ[0] += usize::from(addresses(&pruned) != addresses(&reference));
+                differ[1] += usize::from(addresses(&shared) != addresses(&reference));
+            }
+        }
+        for (way, total) in totals.into_iter().enumerate() {
+            seconds[way].push(total);
+        }
+    }
+    println!(
+        "{}",
+        serde_json::json!({
+            "queries": queries.len(),
+            "segments": searcher.segment_readers().len(),
+            "exhaustive_seconds": seconds[0],
+            "per_segment_wand_seconds": seconds[1],
+            "shared_top_k_wand_seconds": seconds[2],
+            "per_segment_wand_top10_differs": differ[0],
+            "shared_top_k_wand_top10_differs": differ[1],
+        })
+    );
+    Ok(())
+}
+
+fn addresses(hits: &Hits) -> Vec<DocAddress> {
+    hits.iter().map(|(_, address)| *address).collect()
+}
