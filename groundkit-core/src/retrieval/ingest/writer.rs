@@ -202,7 +202,7 @@ impl<'a> Writer<'a> {
     }
 
     /// The store's row of `document_id` (none while a new collection has no store yet).
-    pub(super) fn stored(&self, document_id: &str) -> Result<Option<DocumentRow>, Error> {
+    fn stored(&self, document_id: &str) -> Result<Option<DocumentRow>, Error> {
         match &self.conn {
             Some(conn) => write::document(conn, document_id),
             None => Ok(None),

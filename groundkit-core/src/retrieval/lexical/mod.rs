@@ -1,6 +1,6 @@
 //! The per-generation tantivy BM25 index: its schema and settings, opening a published
-//! generation for reading (`published`), and its pruned top-k over all segments (`top`). Building the next generation is `build`, with the
-//! `ingest` feature.
+//! generation for reading (`published`), and its pruned top-k over all segments (`top`).
+//! Building the next generation is `build`, with the `ingest` feature.
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
