@@ -82,6 +82,20 @@ impl Reranking {
 }
 
 impl RerankArgs {
+    /// Whether any `--rerank-*` option was given (`--rerank-depth` counts when it is not the
+    /// default).
+    pub fn any_given(&self) -> bool {
+        self.rerank_model.is_some()
+            || self.rerank_hub_model.is_some()
+            || self.rerank_threads.is_some()
+            || self.rerank_depth != DEFAULT_RERANK_DEPTH
+            || self.rerank_url.is_some()
+            || self.rerank_api.is_some()
+            || self.rerank_api_model.is_some()
+            || self.rerank_api_key_env.is_some()
+            || self.rerank_allow_private
+    }
+
     /// The reranker these options name, loaded; `None` when they name none.
     pub fn load(&self) -> Result<Option<Reranking>, Error> {
         let usage = |field: &str, message: &str| Error::Validation {

@@ -261,6 +261,13 @@ pub fn run(cli: Cli) -> ExitCode {
                 return ExitCode::from(exit::USAGE);
             }
         },
+        _ if cli.rerank.any_given() => {
+            report_error(&Error::Validation {
+                field: "rerank".to_owned(),
+                message: "the --rerank-* options apply to search, status and serve only".to_owned(),
+            });
+            return ExitCode::from(exit::USAGE);
+        }
         _ => None,
     };
     let result = match &cli.command {

@@ -126,3 +126,43 @@ fn a_failed_command_exits_1() {
     let out = grk(&fx, &["status", "--collection", "nope"]);
     assert_eq!(code(&out), 1);
 }
+
+/// The `--rerank-*` options are global flags, but only search, status and serve rerank: any other
+/// command given one is a usage error, and an ingest refused that way writes nothing.
+#[test]
+fn rerank_options_on_a_command_that_does_not_rerank_are_a_usage_error() {
+    let fx = Fixture::new();
+    fx.write("tea.txt", "Green tea is steeped at 80 degrees.\n");
+    for args in [
+        &[
+            "ingest",
+            "--collection",
+            "c",
+            "tea.txt",
+            "--rerank-depth",
+            "5",
+        ][..],
+        &[
+            "ingest",
+            "--collection",
+            "c",
+            "tea.txt",
+            "--rerank-allow-private",
+        ],
+        &["list", "--rerank-model", "/nowhere"],
+    ] {
+        let out = grk(&fx, args);
+        assert_eq!(code(&out), 2, "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("apply to search, status and serve"),
+            "{stderr}"
+        );
+    }
+    assert!(
+        !fx.index.join("c.sqlite3").exists(),
+        "the refused ingest wrote nothing"
+    );
+    let ok = grk(&fx, &["ingest", "--collection", "c", "tea.txt"]);
+    assert_eq!(code(&ok), 0, "{}", String::from_utf8_lossy(&ok.stderr));
+}
