@@ -301,3 +301,34 @@ fn beir_reingest_across_store_pages_removes_exactly_the_vanished_records() {
         assert_eq!(hits.results[0].document_id, id);
     }
 }
+
+/// The same BEIR id in two corpus files of one run: the first record keeps the id, the second is
+/// reported at its line, and nothing of it is indexed or stored.
+#[test]
+fn a_beir_id_in_two_files_of_one_run_is_kept_by_the_first_and_refused_in_the_second() {
+    let fx = Fixture::new();
+    let first = fx.write(
+        "a/corpus.jsonl",
+        "{\"_id\": \"x\", \"title\": \"\", \"text\": \"first version walrus\"}\n",
+    );
+    let second = fx.write(
+        "b/corpus.jsonl",
+        "{\"_id\": \"x\", \"title\": \"\", \"text\": \"second version narwhal\"}\n",
+    );
+    let mut options = fx.options("beir", &[&first, &second]);
+    options.format = InputFormat::Beir;
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    assert_eq!(
+        (summary.added, summary.updated, summary.documents),
+        (1, 0, 1)
+    );
+    assert_eq!(summary.failed.len(), 1, "{:?}", summary.failed);
+    assert_eq!(summary.failed[0].source, "b/corpus.jsonl:1");
+    assert!(
+        summary.failed[0]
+            .reason
+            .contains("duplicate document id 'x'")
+    );
+    assert_eq!(fx.search("beir", "walrus", 5).results[0].document_id, "x");
+    assert!(fx.search("beir", "narwhal", 5).results.is_empty());
+}

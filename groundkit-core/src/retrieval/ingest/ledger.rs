@@ -1,5 +1,5 @@
-//! The ingest run's own bookkeeping: which documents this run has seen and which it wrote, and
-//! which record ids the BEIR file being read has used.
+//! The ingest run's own bookkeeping: which documents (files, URLs, BEIR records) this run has
+//! seen, and which of them it wrote.
 //!
 //! It lives in a private temporary SQLite database (on disk, deleted when the run ends), whose
 //! page cache is bounded, so an ingest's memory does not grow with the corpus: a run over five
@@ -30,7 +30,6 @@ impl Ledger {
                  document_id TEXT PRIMARY KEY,
                  written     INTEGER NOT NULL DEFAULT 0
              ) WITHOUT ROWID;
-             CREATE TABLE file_records (id TEXT PRIMARY KEY) WITHOUT ROWID;
              BEGIN;"
         ))
         .map_err(&err)?;
@@ -68,24 +67,6 @@ impl Ledger {
             })
             .map_err(sql_err("cannot read the ingest's ledger"))
     }
-
-    /// Starts a new BEIR file: no record id is taken in it yet.
-    pub(super) fn start_file(&self) -> Result<(), Error> {
-        self.conn
-            .execute("DELETE FROM file_records", [])
-            .map_err(sql_err("cannot update the ingest's ledger"))?;
-        Ok(())
-    }
-
-    /// Takes record id `id` in the current BEIR file; `false` when the file already used it.
-    pub(super) fn take_record_id(&self, id: &str) -> Result<bool, Error> {
-        let inserted = self
-            .conn
-            .prepare_cached("INSERT OR IGNORE INTO file_records (id) VALUES (?1)")
-            .and_then(|mut stmt| stmt.execute([id]))
-            .map_err(sql_err("cannot update the ingest's ledger"))?;
-        Ok(inserted == 1)
-    }
 }
 
 #[cfg(test)]
@@ -93,7 +74,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_what_the_run_saw_and_wrote_and_each_files_record_ids() -> Result<(), Error> {
+    fn records_what_the_run_saw_and_wrote() -> Result<(), Error> {
         let ledger = Ledger::new()?;
         assert_eq!(ledger.get("a")?, None);
         ledger.see("a")?;
@@ -108,12 +89,7 @@ mod tests {
         ledger.wrote("b")?;
         assert_eq!(ledger.get("b")?, Some(true));
 
-        ledger.start_file()?;
-        assert!(ledger.take_record_id("r1")?);
-        assert!(!ledger.take_record_id("r1")?);
-        assert!(ledger.take_record_id("r2")?);
-        ledger.start_file()?;
-        assert!(ledger.take_record_id("r1")?, "a new file starts empty");
+        assert_eq!(ledger.get("c")?, None);
         Ok(())
     }
 }

@@ -157,7 +157,6 @@ pub(super) fn ingest_beir(
         0,
     );
     let (mut added, mut updated, mut unchanged, mut failed) = (0, 0, 0, 0);
-    writer.ledger.start_file()?;
     let mut number = 0;
     while let Some((offset, line)) = lines.next_line()? {
         number += 1;
@@ -178,7 +177,8 @@ pub(super) fn ingest_beir(
                 continue;
             }
         };
-        if !writer.ledger.take_record_id(&record.id)? {
+        // An id this run already saw, in this file or an earlier one: the first record keeps it.
+        if writer.ledger.get(&record.id)?.is_some() {
             writer.fail(
                 source_line,
                 format!("duplicate document id '{}'", record.id),
