@@ -331,4 +331,12 @@ fn a_beir_id_in_two_files_of_one_run_is_kept_by_the_first_and_refused_in_the_sec
     );
     assert_eq!(fx.search("beir", "walrus", 5).results[0].document_id, "x");
     assert!(fx.search("beir", "narwhal", 5).results.is_empty());
+
+    // One corpus named twice, as its file and as its directory, is read once.
+    let dir = fx.base.join("a");
+    let mut options = fx.options("beir", &[&first, &dir]);
+    options.format = InputFormat::Beir;
+    let again = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    assert_eq!((again.unchanged, again.removed), (1, 0));
+    assert!(again.failed.is_empty(), "{:?}", again.failed);
 }

@@ -81,7 +81,12 @@ pub(super) fn discover(options: &IngestOptions, base: &Path) -> (Vec<Item>, Vec<
                 } else {
                     path
                 };
+                let named_before = items
+                    .iter()
+                    .any(|item| matches!(item, Item::Beir { path, .. } if *path == corpus));
                 match relative_source(&corpus, base) {
+                    // A corpus named twice (as itself and by its directory, say) is read once.
+                    Some(_) if named_before && corpus.is_file() => {}
                     Some(rel) if corpus.is_file() => items.push(Item::Beir { path: corpus, rel }),
                     _ => items.push(Item::Invalid {
                         source: input.clone(),
