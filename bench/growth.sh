@@ -4,7 +4,7 @@
 # with SciFact's test queries. One JSON line per size, then a table.
 #
 #   bench/growth.sh [SIZES (default "5000 50000 500000 5000000")] [DATA_DIR (../shared/data)]
-#                   [SECONDS per load run (5)] [DENSE_MAX (5000)]
+#                   [SECONDS per load run (5)] [DENSE_MAX (5000)] [WORDS (bursty|independent)]
 #
 # Per size: ingest wall time and peak RSS (/usr/bin/time), index size on disk, lexical search
 # p50/p99 in process (examples/search_qps, 3 passes), then `grk serve`: its RSS once started,
@@ -12,14 +12,15 @@
 # peak RSS during the runs) and index_status at 1 client. RSS is reported whole and anonymous
 # (heap and stacks, without the memory-mapped index files the kernel can drop and re-read). Sizes up to DENSE_MAX are also embedded
 # (all-MiniLM-L6-v2, a second ingest whose time is reported apart) and searched dense and hybrid
-# over REST at 1 client. Corpora are kept in target/growth (reused when present); indexes are
-# rebuilt every run.
+# over REST at 1 client. WORDS is gen_corpus.py's word model. Corpora are kept in
+# target/growth/WORDS (reused when present); indexes are rebuilt every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=${1:-5000 50000 500000 5000000}
 data=$(cd "${2:-../shared/data}" && pwd)
 seconds=${3:-5}
 dense_max=${4:-5000}
+words=${5:-bursty}
 
 cargo build --release --locked -q -p groundkit-server --bin grk --example load
 cargo build --release --locked -q -p groundkit-core --example search_qps --features retrieval
@@ -29,7 +30,7 @@ load=target/release/examples/load
 search_qps=target/release/examples/search_qps
 minilm="$(scripts/install-model.sh)"
 queries="$data/scifact/queries.jsonl"
-store=target/growth
+store=target/growth/$words
 mkdir -p "$store"
 results=$(mktemp)
 trap 'kill "${server:-}" 2>/dev/null || true; rm -f "$results"' EXIT
@@ -45,12 +46,13 @@ load_run() { # load_run PORT PID OP CONCURRENCY [MODE]
         --transport rest --op "$3" --concurrency "$4" --seconds "$seconds" --mode "${5:-lexical}"
 }
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "words: $words; load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for size in $sizes; do
     dir="$store/g$size"
     mkdir -p "$dir"
     if [ ! -s "$dir/corpus.jsonl" ]; then
-        .venv-embed/bin/python bench/gen_corpus.py "$size" "$dir/corpus.jsonl.tmp" --data "$data"
+        .venv-embed/bin/python bench/gen_corpus.py "$size" "$dir/corpus.jsonl.tmp" --data "$data" \
+            --words "$words"
         mv "$dir/corpus.jsonl.tmp" "$dir/corpus.jsonl"
     fi
     index="$dir/index"

@@ -1,13 +1,16 @@
-//! How a collection's lexical top-10 is best computed: every matching chunk scored (what
-//! collections of up to `EXHAUSTIVE_UNION_MAX_CHUNKS` chunks do), tantivy's `TopDocs` with
-//! block-max WAND per segment, and `lexical::top_k` (block-max WAND with one top-k across
-//! segments, what larger collections do). The BEIR queries run one at a time, single thread, in
-//! interleaved rounds; prints JSON: each way's total seconds per round and how many queries'
-//! top-10 differ from the exhaustive one (the two pruned ways may differ in a score's last
-//! bit). Used by `bench/README.md` ("Growth"); run it with `--release`.
+//! How a collection's lexical top-10 is best computed: every matching chunk scored, tantivy's
+//! `TopDocs` with block-max WAND per segment, and `lexical::top_k` (block-max WAND with one top-k
+//! across segments). `retrieval::search` picks between the first and the last by query length
+//! and collection size (`PRUNED_QUERY_TERMS`, chosen from this example's `by_terms` output on
+//! SciFact's training queries). The BEIR queries run one at a time, single thread, in
+//! interleaved rounds; prints JSON: each way's total seconds per round, how many queries' top-10
+//! differ from the exhaustive one (the two pruned ways may differ in a score's last bit), and,
+//! per number of query terms, the mean milliseconds of the exhaustive way and of `top_k`. Used by
+//! `bench/README.md` ("Growth"); run it with `--release`.
 //!
 //! `lexical_pruning INDEX_DIR COLLECTION QUERIES_JSONL [ROUNDS]`
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use groundkit_core::retrieval::lexical::top_k;
@@ -31,10 +34,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("the collection has no lexical index")?;
     let searcher = &index.searcher;
     // The query `retrieval::search` builds: one clause per distinct analysed term.
-    let queries: Vec<BooleanQuery> = retrieval::eval::read_queries(queries.as_ref())?
+    let queries: Vec<(usize, BooleanQuery)> = retrieval::eval::read_queries(queries.as_ref())?
         .iter()
         .map(|q| {
-            let clauses = query_terms(&q.text)
+            let terms = query_terms(&q.text);
+            let clauses = terms
                 .iter()
                 .map(|t| {
                     let term = Term::from_field_text(index.fields.content, t);
@@ -43,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     (Occur::Should, clause)
                 })
                 .collect();
-            BooleanQuery::new(clauses)
+            (terms.len(), BooleanQuery::new(clauses))
         })
         .collect();
     let exhaustive = |query: &BooleanQuery| -> tantivy::Result<Hits> {
@@ -56,18 +60,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut seconds = [const { Vec::new() }; 3];
     let mut differ = [0usize; 2];
+    // Per number of query terms: queries, and seconds of the exhaustive way and of `top_k`.
+    let mut by_terms: BTreeMap<usize, (usize, f64, f64)> = BTreeMap::new();
     for round in 0..rounds {
         let mut totals = [0.0f64; 3];
-        for query in &queries {
+        for (terms, query) in &queries {
             let started = Instant::now();
             let reference = exhaustive(query)?;
-            totals[0] += started.elapsed().as_secs_f64();
+            let whole = started.elapsed().as_secs_f64();
             let started = Instant::now();
             let pruned = per_segment(query)?;
             totals[1] += started.elapsed().as_secs_f64();
             let started = Instant::now();
             let shared = top_k(searcher, query, 10)?;
-            totals[2] += started.elapsed().as_secs_f64();
+            let wand = started.elapsed().as_secs_f64();
+            totals[0] += whole;
+            totals[2] += wand;
+            let cell = by_terms.entry(*terms).or_default();
+            *cell = (cell.0 + 1, cell.1 + whole, cell.2 + wand);
             if round == 0 {
                 differ[0] += usize::from(addresses(&pruned) != addresses(&reference));
                 differ[1] += usize::from(addresses(&shared) != addresses(&reference));
@@ -87,6 +97,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "shared_top_k_wand_seconds": seconds[2],
             "per_segment_wand_top10_differs": differ[0],
             "shared_top_k_wand_top10_differs": differ[1],
+            "by_terms": by_terms
+                .iter()
+                .map(|(terms, &(n, whole, wand))| serde_json::json!({
+                    "terms": terms,
+                    "queries": n / rounds,
+                    "exhaustive_ms": 1e3 * whole / n as f64,
+                    "shared_top_k_ms": 1e3 * wand / n as f64,
+                }))
+                .collect::<Vec<_>>(),
         })
     );
     Ok(())

@@ -253,13 +253,23 @@ pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32)
     (query, count)
 }
 
-/// Up to this many chunks, a query scores its whole term union instead of pruning with block-max
-/// WAND. Queries of English prose have many terms; on small collections the pruning's
-/// bookkeeping costs more than it skips (SciFact, 5k chunks: 24% fewer instructions per query).
-/// Past it, [`top_k`] prunes. On the synthetic growth corpus of `bench/README.md`, whose words are
-/// independent (the worst case for pruning), scoring every match was faster still at 500k and 5M
-/// chunks (1.26x and 1.10x); no real corpus of that size has been measured.
-pub const EXHAUSTIVE_UNION_MAX_CHUNKS: u64 = 100_000;
+/// When a query prunes with block-max WAND ([`top_k`]) instead of scoring its whole term union:
+/// when it has at most this many terms, by collection size (chunks up to the first value, the
+/// most terms). Each term a query adds is another posting list pruning must keep ordered, while
+/// scoring every match costs about the same per posting whatever the query; so pruning wins for
+/// short queries, and for longer ones the larger the collection. Chosen on SciFact's 809
+/// training queries over the bursty synthetic corpora of `bench/README.md` ("Growth", with
+/// `examples/lexical_pruning.rs`): top-10 time is equal at about 4 terms at 5k and 50k chunks, 6
+/// at 500k and 8 at 5M. Beyond 5M chunks nothing has been measured, so the last row holds.
+pub const PRUNED_QUERY_TERMS: [(u64, u32); 3] = [(200_000, 4), (2_000_000, 6), (u64::MAX, 8)];
+
+/// Whether a query of `terms` terms over `chunks` chunks prunes (see [`PRUNED_QUERY_TERMS`]).
+pub fn prunes(chunks: u64, terms: u32) -> bool {
+    PRUNED_QUERY_TERMS
+        .iter()
+        .find(|&&(up_to, _)| chunks <= up_to)
+        .is_some_and(|&(_, most)| terms <= most)
+}
 
 /// The top `limit` chunk hits of `text`.
 pub fn lexical_hits(
@@ -271,15 +281,13 @@ pub fn lexical_hits(
     let Some(query) = query else {
         return Ok((Vec::new(), 0));
     };
-    let top = TopDocs::with_limit(limit);
-    let hits = if index.searcher.num_docs() <= EXHAUSTIVE_UNION_MAX_CHUNKS {
-        // Score every matching chunk: no block-max pruning.
-        index.searcher.search(
-            &query,
-            &top.tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score),
-        )
-    } else {
+    let hits = if prunes(index.searcher.num_docs(), count) {
         top_k(&index.searcher, query.as_ref(), limit)
+    } else {
+        // Score every matching chunk: no block-max pruning.
+        let every = TopDocs::with_limit(limit)
+            .tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score);
+        index.searcher.search(&query, &every)
     }
     .map_err(|err| Error::storage("lexical search failed", err))?;
     Ok((hits, count))
@@ -337,4 +345,21 @@ fn load_result(
         content: text_field(&doc, f.content),
         citation,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prunes;
+
+    #[test]
+    fn short_queries_prune_and_the_longest_that_do_grow_with_the_collection() {
+        // The measured crossovers (training queries, bursty corpora): pruning was faster up to
+        // 4 terms at 50k chunks, 6 at 500k, 8 at 5M, and slower past them.
+        for (chunks, fastest_pruned) in [(5_000, 4), (50_000, 4), (500_000, 6), (5_000_000, 8)] {
+            assert!(prunes(chunks, 1), "{chunks}");
+            assert!(prunes(chunks, fastest_pruned), "{chunks}");
+            assert!(!prunes(chunks, fastest_pruned + 1), "{chunks}");
+        }
+        assert!(!prunes(50_000_000, 30));
+    }
 }
