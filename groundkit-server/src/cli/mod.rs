@@ -5,7 +5,6 @@
 //! `grk search --json` and a client of the REST or MCP surface parse the same shape.
 
 mod cluster;
-mod memory;
 mod output;
 mod progress;
 mod tools;
@@ -244,10 +243,6 @@ pub mod exit {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
-    if matches!(cli.command, Command::Serve(_)) {
-        // Before any thread starts: the server's threads share one arena per core.
-        memory::limit_arenas(cores());
-    }
     // The embedder the options name, loaded (or connected) once; a model that does not load or
     // an endpoint that is refused is a usage error.
     let embedder = match cli.embed.load() {
@@ -377,14 +372,10 @@ fn serve_limits(cli: &Cli) -> crate::Limits {
         || cli.embed.embed_url.is_some()
         || cli.rerank.rerank_url.is_some();
     if !waits_on_network {
-        limits.blocking_threads = LOCAL_BLOCKING_THREADS_PER_CORE * cores();
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        limits.blocking_threads = LOCAL_BLOCKING_THREADS_PER_CORE * cores;
     }
     limits
-}
-
-/// The cores this process may run on.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Ingest, then exit with [`exit::NOTHING_INGESTED`] when no source yielded a document and

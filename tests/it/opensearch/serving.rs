@@ -1,7 +1,9 @@
 //! Serving from the cluster: the service's tools on every transport, `grk ingest --backend
 //! opensearch`, a publish killed mid-load, and two `grk serve` processes during an alias flip.
 
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,7 +14,6 @@ use serde_json::{Value, json};
 
 use super::{TestCluster, cluster, http};
 use crate::retrieval::Fixture;
-use crate::service::Serve;
 use crate::service::transports::{Surfaces, stable};
 
 const GRK: &str = env!("CARGO_BIN_EXE_grk-it");
@@ -255,26 +256,88 @@ fn a_publish_killed_while_loading_never_moves_the_alias_and_the_next_ingest_clea
     );
 }
 
-/// `grk serve` with an empty index directory (returned: it must outlive the server), serving
-/// the cluster through node `node`.
-fn serve(fx: &Fixture, cluster: &TestCluster, node: usize) -> (Serve, tempfile::TempDir) {
-    let index = tempfile::tempdir().expect("index dir");
-    let mut command = Command::new(GRK);
-    command
-        .arg("--index-dir")
-        .arg(index.path())
-        .arg("--base-dir")
-        .arg(&fx.base)
-        .arg("--opensearch-url")
-        .arg(cluster.url(node));
-    (Serve::start(&mut command), index)
+/// A `grk serve` process; killed when dropped.
+pub(crate) struct Serve {
+    child: Child,
+    addr: SocketAddr,
+    _index: Option<tempfile::TempDir>,
 }
 
-fn search(server: &Serve, query: &str) -> Value {
-    let body = json!({"collection": "flip", "query": query, "top_k": 5}).to_string();
-    let response = server.post("/search", &body);
-    assert_eq!(response.status, 200, "{}", response.body);
-    response.json()
+impl Serve {
+    /// `grk serve` with an empty index directory, serving the cluster through node `node`.
+    fn start(fx: &Fixture, cluster: &TestCluster, node: usize) -> Self {
+        let index = tempfile::tempdir().expect("index dir");
+        let mut command = Command::new(GRK);
+        command
+            .arg("--index-dir")
+            .arg(index.path())
+            .arg("--base-dir")
+            .arg(&fx.base)
+            .arg("--opensearch-url")
+            .arg(cluster.url(node));
+        let mut server = Self::start_command(&mut command);
+        server._index = Some(index);
+        server
+    }
+
+    /// Runs `command` (a `grk` with its global options) as `serve --port 0`.
+    pub(crate) fn start_command(command: &mut Command) -> Self {
+        let mut child = command
+            .args(["serve", "--port", "0"])
+            .env("GROUNDKIT_LOG", "info")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn grk serve");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let addr = loop {
+            let mut line = String::new();
+            assert!(
+                stderr.read_line(&mut line).expect("read") > 0,
+                "grk serve exited"
+            );
+            if let Some(rest) = line.split("serving REST on http://").nth(1) {
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .expect("address")
+                    .parse()
+                    .expect("address");
+            }
+        };
+        // Keep reading the log so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Self {
+            child,
+            addr,
+            _index: None,
+        }
+    }
+
+    /// `POST path` with a JSON body.
+    pub(crate) fn post(&self, path: &str, body: &str) -> groundkit_tests::Response {
+        groundkit_tests::send_raw(
+            self.addr,
+            &format!(
+                "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                self.addr,
+                body.len()
+            ),
+        )
+    }
+
+    fn search(&self, query: &str) -> Value {
+        let body = json!({"collection": "flip", "query": query, "top_k": 5}).to_string();
+        let response = self.post("/search", &body);
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.json()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 #[test]
@@ -294,12 +357,13 @@ fn two_servers_round_robin_answer_identically_through_an_alias_flip() {
         );
     };
     ingest();
-    let (first, _first_index) = serve(&fx, &cluster, 1);
-    let (second, _second_index) = serve(&fx, &cluster, 2);
-    let servers = [first, second];
+    let servers = [
+        Serve::start(&fx, &cluster, 1),
+        Serve::start(&fx, &cluster, 2),
+    ];
     let query = "green tea";
-    let g1 = search(&servers[0], query);
-    assert_eq!(search(&servers[1], query), g1);
+    let g1 = servers[0].search(query);
+    assert_eq!(servers[1].search(query), g1);
     assert_eq!(g1["metadata"]["generation"], 1);
 
     fx.write(
@@ -311,15 +375,15 @@ fn two_servers_round_robin_answer_identically_through_an_alias_flip() {
         let mut answers = Vec::new();
         let mut turn = 0;
         while !flipping.is_finished() || answers.len() < 10 {
-            answers.push(search(&servers[turn % 2], query));
+            answers.push(servers[turn % 2].search(query));
             turn += 1;
         }
         flipping.join().expect("ingest thread");
         answers
     });
-    let g2 = search(&servers[0], query);
+    let g2 = servers[0].search(query);
     assert_eq!(g2["metadata"]["generation"], 2);
-    assert_eq!(search(&servers[1], query), g2);
+    assert_eq!(servers[1].search(query), g2);
     assert_ne!(g1["results"], g2["results"]);
     // Every answer during the flip is one generation's whole answer, never a mixture (the two
     // nodes may apply the new alias a moment apart; once the ingest returns, both have).

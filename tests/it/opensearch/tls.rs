@@ -11,9 +11,9 @@ use std::process::{Child, Command, Stdio};
 use serde_json::Value;
 
 use super::cluster;
+use super::serving::Serve;
 use crate::embed::repo_root;
 use crate::retrieval::Fixture;
-use crate::service::Serve;
 
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
@@ -213,7 +213,7 @@ fn a_cluster_behind_tls_and_a_password_is_reached_with_its_ca_and_the_password_f
     // A wrong password: the operator's log has the refusal; a caller gets a storage_error that
     // names neither the cluster nor its answer.
     let mut wrong = grk(&fx, elsewhere.path(), &front, &ca, "wrong");
-    let server = Serve::start(&mut wrong);
+    let server = Serve::start_command(&mut wrong);
     let answer = server.post("/search", r#"{"collection": "tls", "query": "green tea"}"#);
     assert_eq!(answer.status, 500, "{}", answer.body);
     let problem = answer.json();
