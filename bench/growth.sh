@@ -8,9 +8,10 @@
 #
 # Per size: ingest wall time and peak RSS (/usr/bin/time), index size on disk, lexical search
 # p50/p99 in process (examples/search_qps, 3 passes), then `grk serve`: its RSS once started,
-# lexical search over REST at 1 and 32 clients (examples/load, p50/p99, requests/s, the server's
-# peak RSS during the runs) and index_status at 1 client. RSS is reported whole and anonymous
-# (heap and stacks, without the memory-mapped index files the kernel can drop and re-read). Sizes up to DENSE_MAX are also embedded
+# then, after one warm-up pass of the queries, lexical search over REST at 1 and 32 clients
+# (examples/load, p50/p99, requests/s, the server's peak RSS during the runs) and index_status at
+# 1 client. RSS is reported whole and anonymous (heap and stacks, without the memory-mapped index
+# files the kernel can drop and re-read). Sizes up to DENSE_MAX are also embedded
 # (all-MiniLM-L6-v2, a second ingest whose time is reported apart) and searched dense and hybrid
 # over REST at 1 client. WORDS is gen_corpus.py's word model. Corpora are kept in
 # target/growth/WORDS (reused when present); indexes are rebuilt every run.
@@ -40,6 +41,19 @@ timed() { # timed OUT_FILE COMMAND...: runs it, writes "seconds peak_rss_kib" to
     local out=$1
     shift
     /usr/bin/time -o "$out" -f "%e %M" "$@" >/dev/null 2>"$out.log"
+}
+warm() { # warm PORT: every query once over REST, so the runs below measure a warm server, as
+    # search_qps does (it reports its median pass); the first pass maps the index's pages in
+    python3 - "$1" "$queries" <<'PY'
+import json, sys, urllib.request
+port, path = sys.argv[1:]
+for line in open(path):
+    body = json.dumps({"collection": "growth", "query": json.loads(line)["text"]}).encode()
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/search", body, {"Content-Type": "application/json"}
+    )
+    urllib.request.urlopen(request).read()
+PY
 }
 load_run() { # load_run PORT PID OP CONCURRENCY [MODE]
     "$load" --addr "127.0.0.1:$1" --pid "$2" --collection growth --queries "$queries" \
@@ -76,6 +90,7 @@ for size in $sizes; do
     wait_for "$port"
     started_rss=$(awk '/VmRSS/ {print $2}' "/proc/$server/status")
     started_anon=$(awk '/RssAnon/ {print $2}' "/proc/$server/status")
+    warm "$port"
     rest_1=$(load_run "$port" "$server" search 1)
     rest_32=$(load_run "$port" "$server" search 32)
     status_1=$(load_run "$port" "$server" status 1)
