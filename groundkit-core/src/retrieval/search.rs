@@ -253,9 +253,9 @@ pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32)
     (query, count)
 }
 
-/// When a query prunes with block-max WAND ([`top_k`]) instead of scoring its whole term union:
-/// when it has at most this many terms, by collection size (chunks up to the first value, the
-/// most terms). Each term a query adds is another posting list pruning must keep ordered, while
+/// Which queries prune with block-max WAND ([`top_k`]) instead of scoring their whole term union:
+/// entries of (collection size in chunks, up to; the most query terms that prune at that size).
+/// Each term a query adds is another posting list pruning must keep ordered, while
 /// scoring every match costs about the same per posting whatever the query; so pruning wins for
 /// short queries, and for longer ones the larger the collection. Chosen on SciFact's 809
 /// training queries over the bursty synthetic corpora of `bench/README.md` ("Growth", with
