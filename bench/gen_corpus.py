@@ -109,8 +109,9 @@ def spread_of(ranks, lens, size):
 
 
 def concentration(lengths, cdf, target, seed):
-    """The urn's concentration that gives SciFact's spread (`target`) on documents of SciFact's
-    lengths, by bisection on log a (the spread grows with a)."""
+    """The urn's concentration that gives SciFact's spread (`target`) on documents of `lengths`
+    (as many as SciFact has, as long as the generator makes them), by bisection on log a (the
+    spread grows with a)."""
     low, high = np.log(1.0), np.log(1e5)
     for _ in range(24):
         mid = (low + high) / 2
