@@ -340,3 +340,52 @@ fn a_beir_id_in_two_files_of_one_run_is_kept_by_the_first_and_refused_in_the_sec
     assert_eq!((again.unchanged, again.removed), (1, 0));
     assert!(again.failed.is_empty(), "{:?}", again.failed);
 }
+
+/// A BEIR record that lost its text is reported and changes nothing: the collection keeps the
+/// record's earlier version, and a later record with the same id is a duplicate.
+#[test]
+fn a_beir_record_without_text_keeps_the_stored_version_and_its_id() {
+    let fx = Fixture::new();
+    let corpus = fx.write(
+        "corpus.jsonl",
+        "{\"_id\": \"x\", \"title\": \"\", \"text\": \"original walrus\"}\n",
+    );
+    let options = || {
+        let mut options = fx.options("beir", &[&corpus]);
+        options.format = InputFormat::Beir;
+        options
+    };
+    retrieval::ingest(&options(), &mut NoProgress).expect("ingest");
+
+    fx.write(
+        "corpus.jsonl",
+        concat!(
+            "{\"_id\": \"x\", \"title\": \"\", \"text\": \"  \"}\n",
+            "{\"_id\": \"x\", \"title\": \"\", \"text\": \"replacement narwhal\"}\n",
+        ),
+    );
+    let summary = retrieval::ingest(&options(), &mut NoProgress).expect("re-ingest");
+    let failed: Vec<(&str, &str)> = summary
+        .failed
+        .iter()
+        .map(|f| (f.source.as_str(), f.reason.as_str()))
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("corpus.jsonl:1", "contains no text"),
+            ("corpus.jsonl:2", "duplicate document id 'x'"),
+        ]
+    );
+    assert_eq!(
+        (
+            summary.added,
+            summary.updated,
+            summary.removed,
+            summary.documents
+        ),
+        (0, 0, 0, 1)
+    );
+    assert_eq!(fx.search("beir", "walrus", 5).results[0].document_id, "x");
+    assert!(fx.search("beir", "narwhal", 5).results.is_empty());
+}

@@ -188,6 +188,9 @@ pub(super) fn ingest_beir(
         }
         let text = record.document_text();
         if text.trim().is_empty() {
+            // Like a skipped file, a record without text keeps what the collection has for its
+            // id, and its id stays taken for the rest of the run.
+            writer.ledger.see(&record.id)?;
             writer.fail(source_line, "contains no text");
             failed += 1;
             continue;
