@@ -259,8 +259,8 @@ pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32)
 /// scoring every match costs about the same per posting whatever the query; so pruning wins for
 /// short queries, and for longer ones the larger the collection. Chosen on SciFact's 809
 /// training queries over the bursty synthetic corpora of `bench/README.md` ("Growth", with
-/// `examples/lexical_pruning.rs`): top-10 time is equal at about 4 terms at 5k and 50k chunks, 6
-/// at 500k and 8 at 5M. Beyond 5M chunks nothing has been measured, so the last row holds.
+/// `examples/lexical_pruning.rs`): pruning was the faster way up to 4 terms at 5k and 50k chunks,
+/// 6 at 500k and 8 at 5M, and the slower one past them. Beyond 5M chunks nothing has been measured, so the last row holds.
 pub const PRUNED_QUERY_TERMS: [(u64, u32); 3] = [(200_000, 4), (2_000_000, 6), (u64::MAX, 8)];
 
 /// Whether a query of `terms` terms over `chunks` chunks prunes (see [`PRUNED_QUERY_TERMS`]).

@@ -546,4 +546,40 @@ mod tests {
             );
         }
     }
+
+    /// Every `--rerank-*` option the parser knows, given alone, counts as given, so a command
+    /// that does not rerank refuses it rather than ignore it (an option added to `RerankArgs`
+    /// but not to `any_given` fails here).
+    #[test]
+    fn every_rerank_option_counts_as_given() {
+        use clap::CommandFactory;
+
+        assert!(!Cli::parse_from(["grk", "list"]).rerank.any_given());
+        let command = Cli::command();
+        let options: Vec<&clap::Arg> = command
+            .get_arguments()
+            .filter(|arg| {
+                arg.get_long()
+                    .is_some_and(|long| long.starts_with("rerank"))
+            })
+            .collect();
+        assert!(options.len() >= 9, "{} rerank options", options.len());
+        for arg in options {
+            let long = format!("--{}", arg.get_long().expect("long option"));
+            let mut argv = vec!["grk".to_owned(), long.clone()];
+            if arg.get_action().takes_values() {
+                // A value the parser accepts and that differs from any default.
+                let value = arg
+                    .get_possible_values()
+                    .iter()
+                    .map(|v| v.get_name().to_owned())
+                    .next_back()
+                    .unwrap_or_else(|| "7".to_owned());
+                argv.push(value);
+            }
+            argv.push("list".to_owned());
+            let cli = Cli::try_parse_from(&argv).unwrap_or_else(|err| panic!("{argv:?}: {err}"));
+            assert!(cli.rerank.any_given(), "{long} is not counted");
+        }
+    }
 }

@@ -8,6 +8,13 @@ use groundkit_core::retrieval::{self, InputFormat, NoProgress, SourceClass, Veri
 
 use super::Fixture;
 
+/// Ingests BEIR corpus `inputs` into collection `beir`.
+fn ingest_beir(fx: &Fixture, inputs: &[&std::path::Path]) -> retrieval::IngestSummary {
+    let mut options = fx.options("beir", inputs);
+    options.format = InputFormat::Beir;
+    retrieval::ingest(&options, &mut NoProgress).expect("BEIR ingest")
+}
+
 #[test]
 fn reingest_skips_unchanged_replaces_changed_and_removes_deleted() {
     let fx = Fixture::new();
@@ -100,9 +107,7 @@ fn beir_corpus_keeps_record_ids_and_indexes_title_and_text() {
             "not json\n",
         ),
     );
-    let mut options = fx.options("beir", &[&corpus]);
-    options.format = InputFormat::Beir;
-    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    let summary = ingest_beir(&fx, &[&corpus]);
     assert_eq!(summary.added, 2);
     assert_eq!(summary.failed.len(), 1);
     assert_eq!(summary.failed[0].source, "beir/corpus.jsonl:3");
@@ -122,7 +127,7 @@ fn beir_corpus_keeps_record_ids_and_indexes_title_and_text() {
     let fetched = retrieval::fetch_chunk(&open, &hits.results[0].chunk_id).expect("fetch");
     assert_eq!(fetched.verification, Verification::Verified);
 
-    let again = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    let again = ingest_beir(&fx, &[&corpus]);
     assert_eq!((again.added, again.unchanged), (0, 2));
 }
 
@@ -255,9 +260,7 @@ fn beir_reingest_across_store_pages_removes_exactly_the_vanished_records() {
     let mut corpus: String = (0..2500).map(|i| record(i, "plain")).collect();
     corpus.push_str(&record(7, "again"));
     let path = fx.write("beir/corpus.jsonl", &corpus);
-    let mut options = fx.options("beir", &[&path]);
-    options.format = InputFormat::Beir;
-    let first = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    let first = ingest_beir(&fx, &[&path]);
     assert_eq!((first.added, first.documents), (2500, 2500));
     assert_eq!(first.failed.len(), 1, "{:?}", first.failed);
     assert_eq!(first.failed[0].source, "beir/corpus.jsonl:2501");
@@ -274,7 +277,7 @@ fn beir_reingest_across_store_pages_removes_exactly_the_vanished_records() {
         .map(|i| record(i, if i == edited { "edited" } else { "plain" }))
         .collect();
     fx.write("beir/corpus.jsonl", &corpus);
-    let again = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    let again = ingest_beir(&fx, &[&path]);
     assert_eq!(
         (again.added, again.updated, again.unchanged, again.removed),
         (0, 1, 2496, 3)
@@ -289,7 +292,7 @@ fn beir_reingest_across_store_pages_removes_exactly_the_vanished_records() {
     );
 
     std::fs::remove_dir_all(fx.index.join("beir.tantivy")).expect("lose the index");
-    let rebuilt = retrieval::ingest(&options, &mut NoProgress).expect("rebuild");
+    let rebuilt = ingest_beir(&fx, &[&path]);
     assert_eq!((rebuilt.unchanged, rebuilt.removed), (2497, 0));
     for (i, id) in [
         (1, "r00001"),
@@ -315,9 +318,7 @@ fn a_beir_id_in_two_files_of_one_run_is_kept_by_the_first_and_refused_in_the_sec
         "b/corpus.jsonl",
         "{\"_id\": \"x\", \"title\": \"\", \"text\": \"second version narwhal\"}\n",
     );
-    let mut options = fx.options("beir", &[&first, &second]);
-    options.format = InputFormat::Beir;
-    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    let summary = ingest_beir(&fx, &[&first, &second]);
     assert_eq!(
         (summary.added, summary.updated, summary.documents),
         (1, 0, 1)
@@ -334,9 +335,7 @@ fn a_beir_id_in_two_files_of_one_run_is_kept_by_the_first_and_refused_in_the_sec
 
     // One corpus named twice, as its file and as its directory, is read once.
     let dir = fx.base.join("a");
-    let mut options = fx.options("beir", &[&first, &dir]);
-    options.format = InputFormat::Beir;
-    let again = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    let again = ingest_beir(&fx, &[&first, &dir]);
     assert_eq!((again.unchanged, again.removed), (1, 0));
     assert!(again.failed.is_empty(), "{:?}", again.failed);
 }
@@ -350,12 +349,7 @@ fn a_beir_record_without_text_keeps_the_stored_version_and_its_id() {
         "corpus.jsonl",
         "{\"_id\": \"x\", \"title\": \"\", \"text\": \"original walrus\"}\n",
     );
-    let options = || {
-        let mut options = fx.options("beir", &[&corpus]);
-        options.format = InputFormat::Beir;
-        options
-    };
-    retrieval::ingest(&options(), &mut NoProgress).expect("ingest");
+    ingest_beir(&fx, &[&corpus]);
 
     fx.write(
         "corpus.jsonl",
@@ -364,7 +358,7 @@ fn a_beir_record_without_text_keeps_the_stored_version_and_its_id() {
             "{\"_id\": \"x\", \"title\": \"\", \"text\": \"replacement narwhal\"}\n",
         ),
     );
-    let summary = retrieval::ingest(&options(), &mut NoProgress).expect("re-ingest");
+    let summary = ingest_beir(&fx, &[&corpus]);
     let failed: Vec<(&str, &str)> = summary
         .failed
         .iter()
