@@ -99,7 +99,10 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
         assert!(status.dense_search_available);
     }
     // Eight vectors: the graph links every one to every other, so its answers are the exact
-    // ones, in the same order with the same scores.
+    // ones, in the same order. The two collections were embedded by separate ingests, whose
+    // writer threads can hand the chunks to the embedder in different orders; a chunk's layers
+    // are then computed by the few-rows kernel or by `gemm` depending on its batch's size, so
+    // its vector (and score) can differ in the last bits between the collections.
     for query in [
         "what helps with jet lag",
         "baking",
@@ -115,13 +118,22 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
             let open = cache.acquire(c).expect("open");
             retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense")
         });
-        let hits = |r: &retrieval::SearchResponse| -> Vec<(String, f32)> {
+        let sources = |r: &retrieval::SearchResponse| -> Vec<String> {
             r.results
                 .iter()
-                .map(|h| (h.citation.source.clone(), h.score))
+                .map(|h| h.citation.source.clone())
                 .collect()
         };
-        assert_eq!(hits(&exact), hits(&approximate), "{query}");
+        assert_eq!(sources(&exact), sources(&approximate), "{query}");
+        for (e, a) in exact.results.iter().zip(&approximate.results) {
+            assert!(
+                (e.score - a.score).abs() < 1e-6,
+                "{query}: {} scores {} exactly and {} through the graph",
+                e.citation.source,
+                e.score,
+                a.score
+            );
+        }
         assert_eq!(approximate.results.len(), 5);
     }
 
