@@ -255,12 +255,13 @@ pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32)
 
 /// Which queries prune with block-max WAND ([`top_k`]) instead of scoring their whole term union:
 /// entries of (collection size in chunks, up to; the most query terms that prune at that size).
-/// Each term a query adds is another posting list pruning must keep ordered, while
-/// scoring every match costs about the same per posting whatever the query; so pruning wins for
-/// short queries, and for longer ones the larger the collection. Chosen on SciFact's 809
-/// training queries over the bursty synthetic corpora of `bench/README.md` ("Growth", with
+/// Each term a query adds is another posting list pruning must keep ordered, while scoring every
+/// match costs about the same per posting whatever the query; so pruning wins for short queries,
+/// and for longer ones the larger the collection. Chosen on SciFact's 809 training queries over
+/// the bursty synthetic corpora of `bench/README.md` ("Growth", with
 /// `examples/lexical_pruning.rs`): pruning was the faster way up to 4 terms at 5k and 50k chunks,
-/// 6 at 500k and 8 at 5M, and the slower one past them. Beyond 5M chunks nothing has been measured, so the last row holds.
+/// 6 at 500k and 8 at 5M, and the slower one past them. Nothing past 5M chunks has been measured,
+/// so the last row holds there.
 pub const PRUNED_QUERY_TERMS: [(u64, u32); 3] = [(200_000, 4), (2_000_000, 6), (u64::MAX, 8)];
 
 /// Whether a query of `terms` terms over `chunks` chunks prunes (see [`PRUNED_QUERY_TERMS`]).
@@ -354,11 +355,11 @@ mod tests {
     #[test]
     fn short_queries_prune_and_the_longest_that_do_grow_with_the_collection() {
         // The measured crossovers (training queries, bursty corpora): pruning was faster up to
-        // 4 terms at 50k chunks, 6 at 500k, 8 at 5M, and slower past them.
-        for (chunks, fastest_pruned) in [(5_000, 4), (50_000, 4), (500_000, 6), (5_000_000, 8)] {
+        // 4 terms at 5k and 50k chunks, 6 at 500k, 8 at 5M, and slower past them.
+        for (chunks, most_terms) in [(5_000, 4), (50_000, 4), (500_000, 6), (5_000_000, 8)] {
             assert!(prunes(chunks, 1), "{chunks}");
-            assert!(prunes(chunks, fastest_pruned), "{chunks}");
-            assert!(!prunes(chunks, fastest_pruned + 1), "{chunks}");
+            assert!(prunes(chunks, most_terms), "{chunks}");
+            assert!(!prunes(chunks, most_terms + 1), "{chunks}");
         }
         assert!(!prunes(50_000_000, 30));
     }
