@@ -8,13 +8,13 @@
 //!     IDX scifact MODEL ../shared/data/scifact
 //! ```
 //!
-//! Sweeps the Reciprocal Rank Fusion constant `k`, the candidate depth (at least 100, the
-//! largest `top_k`: a ranking contributes `max(depth, asked for)` candidates) and the dense
-//! ranking's weight (the lexical ranking's is 1) on
-//! `queries_train.jsonl` with `qrels/train.tsv`, keeps the triple with the best mean nDCG@10, and
-//! then evaluates lexical, dense, hybrid with the shipped defaults and hybrid with the chosen
-//! triple on `queries.jsonl` with `qrels/test.tsv`. Query vectors are computed once and kept.
-//! Prints one JSON object per line.
+//! Sweeps the Reciprocal Rank Fusion constant `k`, each ranking's candidate depth (at least 100,
+//! the largest `top_k`; the dense one at most 128, the most a graph search returns) and the dense
+//! ranking's weight (the lexical ranking's is 1) on `queries_train.jsonl` with
+//! `qrels/train.tsv`, keeps the parameters with the best mean nDCG@10 (the first in the order
+//! swept, so the smaller `k` and depths, on a tie), and then evaluates lexical, dense, hybrid with
+//! the shipped defaults and hybrid with the chosen parameters on `queries.jsonl` with
+//! `qrels/test.tsv`. Query vectors are computed once and kept. Prints one JSON object per line.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -88,12 +88,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut best: Option<(f64, Fusion)> = None;
     let grid = [0.5f32, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0]
         .into_iter()
-        .flat_map(|k| [100usize, 200, 500].map(|depth| (k, depth)))
-        .flat_map(|(k, depth)| [0.5f32, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0].map(|w| (k, depth, w)));
-    for (k, depth, dense_weight) in grid {
+        .flat_map(|k| [100usize, 200, 500].map(|lexical_depth| (k, lexical_depth)))
+        .flat_map(|(k, lexical)| [100usize, 128].map(|dense| (k, lexical, dense)))
+        .flat_map(|(k, lexical, dense)| {
+            [0.5f32, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0].map(|w| (k, lexical, dense, w))
+        });
+    for (k, lexical_depth, dense_depth, dense_weight) in grid {
         let fusion = Fusion {
             k,
-            depth,
+            lexical_depth,
+            dense_depth,
             dense_weight,
         };
         let report = evaluate(
@@ -104,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
         println!(
             "{}",
-            serde_json::json!({"split": "train", "k": k, "depth": depth, "dense_weight": dense_weight, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
+            serde_json::json!({"split": "train", "k": k, "lexical_depth": lexical_depth, "dense_depth": dense_depth, "dense_weight": dense_weight, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
         );
         if best.is_none_or(|(score, _)| report.ndcg_at_10 > score) {
             best = Some((report.ndcg_at_10, fusion));
@@ -113,7 +117,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (train_ndcg, chosen) = best.ok_or("no sweep")?;
     println!(
         "{}",
-        serde_json::json!({"chosen": {"k": chosen.k, "depth": chosen.depth, "dense_weight": chosen.dense_weight, "train_ndcg_at_10": train_ndcg}})
+        serde_json::json!({"chosen": {"k": chosen.k, "lexical_depth": chosen.lexical_depth, "dense_depth": chosen.dense_depth, "dense_weight": chosen.dense_weight, "train_ndcg_at_10": train_ndcg}})
     );
     for (name, how) in [
         ("lexical", ranking(SearchMode::Lexical, Fusion::default())),

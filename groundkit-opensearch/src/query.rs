@@ -5,7 +5,6 @@
 use std::collections::{BTreeSet, HashMap};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::fusion::HYBRID_DEPTH;
 use groundkit_core::retrieval::{ChunkRecord, Fusion};
 use serde_json::{Value, json};
 
@@ -211,7 +210,7 @@ pub(crate) fn hybrid(
     vector: &[f32],
     limit: usize,
 ) -> Result<Option<Ranked>, Error> {
-    let depth = HYBRID_DEPTH.max(limit);
+    let (lexical_depth, dense_depth) = Fusion::default().depths(limit);
     let mut body = Vec::new();
     let mut push = |header: Value, search: Value| {
         body.extend_from_slice(header.to_string().as_bytes());
@@ -224,11 +223,11 @@ pub(crate) fn hybrid(
             "search_type": search_type(meta),
             "allow_partial_search_results": false
         }),
-        lexical_body(terms, depth),
+        lexical_body(terms, lexical_depth),
     );
     push(
         json!({ "allow_partial_search_results": false }),
-        dense_body(vector, depth),
+        dense_body(vector, dense_depth),
     );
     let path = format!("/{target}/_msearch");
     let answer = cluster.search(|cluster| {

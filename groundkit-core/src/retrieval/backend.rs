@@ -97,11 +97,10 @@ impl Backend for LocalBackend {
 }
 
 /// Evaluates collection `name` of `backend` through its `search`: each query's documents ranked
-/// by their best chunk among the first [`MAX_TOP_K`] chunks it returns. In `lexical` and `dense`
-/// mode the first ten documents are those of the engine's own evaluation
-/// ([`eval::evaluate`](crate::retrieval::eval::evaluate)); in `hybrid` mode that one fuses
-/// deeper candidate lists. Recall@100 counts only the documents of those chunks (fewer than 100
-/// where documents have several).
+/// by their best chunk among the first [`MAX_TOP_K`] chunks it returns. The first ten documents
+/// are those of the engine's own evaluation
+/// ([`eval::evaluate`](crate::retrieval::eval::evaluate)) in every mode. Recall@100 counts only
+/// the documents of those chunks (fewer than 100 where documents have several).
 pub fn evaluate_backend(
     backend: &dyn Backend,
     name: &str,

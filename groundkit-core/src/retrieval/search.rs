@@ -12,7 +12,9 @@ use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
 use crate::retrieval::embed::{Embedder, Role, normalize};
-use crate::retrieval::fusion::{DENSE_WEIGHT, HYBRID_DEPTH, RRF_K, reciprocal_rank_fusion};
+use crate::retrieval::fusion::{
+    DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion,
+};
 use crate::retrieval::lexical::{Fields, LexicalIndex, top_k};
 use crate::retrieval::model::{
     Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
@@ -89,8 +91,10 @@ pub fn search(
 pub struct Fusion {
     /// The Reciprocal Rank Fusion constant.
     pub k: f32,
-    /// Candidates taken from each ranking (at least the number of results asked for).
-    pub depth: usize,
+    /// Candidates taken from the lexical ranking (at least the number of results asked for).
+    pub lexical_depth: usize,
+    /// Candidates taken from the dense ranking (at least the number of results asked for).
+    pub dense_depth: usize,
     /// The dense ranking's weight against the lexical ranking's 1.
     pub dense_weight: f32,
 }
@@ -107,13 +111,23 @@ impl Fusion {
     ) -> Vec<(f32, T)> {
         reciprocal_rank_fusion(&[(lexical, 1.0), (dense, self.dense_weight)], self.k, limit)
     }
+
+    /// How many candidates the lexical and the dense ranking contribute to a hybrid search for
+    /// `limit` results: each ranking's depth, or `limit` where that is more. A caller reading
+    /// past [`MAX_TOP_K`] results (an evaluation ranking documents) fuses the candidates of a
+    /// search for [`MAX_TOP_K`], so its first results are the ones every search returns.
+    pub fn depths(&self, limit: usize) -> (usize, usize) {
+        let asked = limit.min(MAX_TOP_K as usize);
+        (self.lexical_depth.max(asked), self.dense_depth.max(asked))
+    }
 }
 
 impl Default for Fusion {
     fn default() -> Self {
         Self {
             k: RRF_K,
-            depth: HYBRID_DEPTH,
+            lexical_depth: LEXICAL_DEPTH,
+            dense_depth: DENSE_DEPTH,
             dense_weight: DENSE_WEIGHT,
         }
     }
@@ -137,9 +151,9 @@ pub fn ranked_hits(
         SearchMode::Lexical => lexical_hits(index, query, limit),
         SearchMode::Dense => Ok((dense_hits(open, query, limit, embedder)?, 0)),
         SearchMode::Hybrid => {
-            let depth = fusion.depth.max(limit);
-            let dense = dense_hits(open, query, depth, embedder)?;
-            let (lexical, terms) = lexical_hits(index, query, depth)?;
+            let (lexical_depth, dense_depth) = fusion.depths(limit);
+            let dense = dense_hits(open, query, dense_depth, embedder)?;
+            let (lexical, terms) = lexical_hits(index, query, lexical_depth)?;
             let lexical: Vec<DocAddress> = lexical.into_iter().map(|(_, a)| a).collect();
             let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
             let fused = fusion.fuse(&lexical, &dense, limit);
@@ -215,7 +229,7 @@ fn dense_hits(
 
 // A search through a generation's graph returns at most `EF_SEARCH` chunks: enough for the
 // deepest dense ranking a search asks for.
-const _: () = assert!(EF_SEARCH >= HYBRID_DEPTH && EF_SEARCH >= MAX_TOP_K as usize);
+const _: () = assert!(EF_SEARCH >= DENSE_DEPTH && EF_SEARCH >= MAX_TOP_K as usize);
 
 /// The distinct analysed terms of query `text`, in order of first appearance: the clauses of its
 /// BM25 query, on every backend.
@@ -350,7 +364,27 @@ fn load_result(
 
 #[cfg(test)]
 mod tests {
-    use super::prunes;
+    use super::{Fusion, prunes};
+    use crate::retrieval::MAX_TOP_K;
+
+    #[test]
+    fn an_evaluation_reading_past_the_largest_top_k_fuses_the_candidates_a_search_fuses() {
+        let shipped = Fusion::default();
+        let search = shipped.depths(10);
+        assert_eq!(search, (500, 128));
+        for deeper in [MAX_TOP_K as usize, 200, 800] {
+            assert_eq!(shipped.depths(deeper), search, "{deeper}");
+        }
+        // Shallower depths than a search asks for give way to its `top_k`, and no further.
+        let shallow = Fusion {
+            lexical_depth: 20,
+            dense_depth: 30,
+            ..shipped
+        };
+        assert_eq!(shallow.depths(10), (20, 30));
+        assert_eq!(shallow.depths(25), (25, 30));
+        assert_eq!(shallow.depths(400), (100, 100));
+    }
 
     #[test]
     fn short_queries_prune_and_the_longest_that_do_grow_with_the_collection() {
