@@ -52,21 +52,8 @@ cleanup() {
 }
 trap cleanup EXIT
 source bench/wait_for.sh
-
-# The cluster: each node reads its standard input from a `sleep` this script kills at exit.
-ports=$((40000 + RANDOM % 10000))
-http=("$ports" $((ports + 1)) $((ports + 2)))
-transport=($((ports + 10)) $((ports + 11)) $((ports + 12)))
-cp="target/opensearch/classes:target/opensearch/lib/*:target/opensearch/knn/*"
-for i in 0 1 2; do
-    sleep infinity | "$JAVA_HOME/bin/java" -Xms1g -Xmx1g --enable-native-access=ALL-UNNAMED \
-        -cp "$cp" groundkit.cluster.Node "node$i" "$work/node$i" "${http[$i]}" "${transport[$i]}" \
-        "$(IFS=,; echo "${transport[*]}")" node0,node1,node2 >"$work/node$i.log" 2>&1 &
-    pids+=($!)
-done
-wait_for "${http[0]}"
-curl -sf "127.0.0.1:${http[0]}/_cluster/health?wait_for_nodes=3&wait_for_status=green&timeout=120s" >/dev/null
-url="http://127.0.0.1:${http[0]}"
+source bench/start_cluster.sh
+start_cluster "$work"
 
 timed() { # timed NAME COMMAND...: runs it, prints {"NAME": {"seconds", "peak_rss_mib"}}
     local name=$1

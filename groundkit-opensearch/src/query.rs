@@ -72,31 +72,6 @@ impl Ranked {
     }
 }
 
-/// Reciprocal Rank Fusion of the two rankings, as the local backend fuses them (chunks keyed by
-/// order of first appearance, lexical first).
-fn fuse(lexical: Ranking, dense: Ranking, limit: usize) -> Ranking {
-    let mut keys: HashMap<String, usize> = HashMap::new();
-    let mut records: Vec<ChunkRecord> = Vec::new();
-    let mut ranking = |hits: Ranking| -> Vec<usize> {
-        hits.into_iter()
-            .map(|(_, record)| {
-                *keys.entry(record.chunk_id.clone()).or_insert_with(|| {
-                    records.push(record);
-                    records.len() - 1
-                })
-            })
-            .collect()
-    };
-    let lexical = ranking(lexical);
-    let dense = ranking(dense);
-    let fused = Fusion::default().fuse(&lexical, &dense, limit);
-    let mut slots: Vec<Option<ChunkRecord>> = records.into_iter().map(Some).collect();
-    fused
-        .into_iter()
-        .filter_map(|(score, key)| Some((score, slots[key].take()?)))
-        .collect()
-}
-
 /// How a lexical search runs: with a first round over every shard for collection-wide term
 /// statistics (`dfs_query_then_fetch`), unless the index has one shard, whose statistics are
 /// the collection's.
@@ -200,8 +175,10 @@ pub(crate) fn dense(
     search_one(cluster, &path, &dense_body(vector, limit), dense_ranking)
 }
 
-/// Both rankings of `target` in one `_msearch`, fused here; `None` when `target` does not
-/// exist.
+/// Both rankings of `target` in one `_msearch`, fused here as the local backend fuses them;
+/// `None` when `target` does not exist. The candidates' hits carry only their ids (a lexical
+/// ranking is hundreds deep), and a second search reads the records of the fused results from
+/// the generation index that ranked them.
 pub(crate) fn hybrid(
     cluster: &Cluster,
     target: &str,
@@ -218,16 +195,20 @@ pub(crate) fn hybrid(
         body.extend_from_slice(search.to_string().as_bytes());
         body.push(b'\n');
     };
+    let ids_only = |mut body: Value| {
+        body["_source"] = json!(false);
+        body
+    };
     push(
         json!({
             "search_type": search_type(meta),
             "allow_partial_search_results": false
         }),
-        lexical_body(terms, lexical_depth),
+        ids_only(lexical_body(terms, lexical_depth)),
     );
     push(
         json!({ "allow_partial_search_results": false }),
-        dense_body(vector, dense_depth),
+        ids_only(dense_body(vector, dense_depth)),
     );
     let path = format!("/{target}/_msearch");
     let answer = cluster.search(|cluster| {
@@ -273,15 +254,77 @@ pub(crate) fn hybrid(
         }
     }
     let lexical = if terms.is_empty() {
-        Ranked::default()
+        &[]
     } else {
-        Ranked::of(&responses[0], lexical_ranking)?
+        hits(&responses[0])
     };
-    let dense = Ranked::of(&responses[1], dense_ranking)?;
-    let mut indices = lexical.indices;
-    indices.extend(dense.indices);
-    Ok(Some(Ranked {
-        hits: fuse(lexical.hits, dense.hits, limit),
-        indices,
+    let dense = hits(&responses[1]);
+    let indices: BTreeSet<String> = lexical
+        .iter()
+        .chain(dense)
+        .filter_map(|hit| hit.get("_index").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect();
+    let [index] = Vec::from_iter(&indices)[..] else {
+        // No hits, or hits from two generations (the alias moved between the two searches):
+        // nothing to read records from; the caller searches the current generation again.
+        return Ok(Some(Ranked {
+            hits: Vec::new(),
+            indices,
+        }));
+    };
+    let fused = Fusion::default().fuse(&ids(lexical), &ids(dense), limit);
+    let Some(mut records) = records(cluster, index, &fused)? else {
+        return Ok(None);
+    };
+    let hits = fused
+        .iter()
+        .map(|&(score, id)| {
+            let record = records.remove(id).ok_or_else(|| {
+                failure(
+                    "the search cluster lost a chunk between ranking and reading it",
+                    index.clone(),
+                )
+            })?;
+            Ok((score, record))
+        })
+        .collect::<Result<_, Error>>()?;
+    Ok(Some(Ranked { hits, indices }))
+}
+
+/// The chunk ids of `hits`, in order.
+fn ids(hits: &[Value]) -> Vec<&str> {
+    hits.iter()
+        .filter_map(|hit| hit.get("_id").and_then(Value::as_str))
+        .collect()
+}
+
+/// The records of chunks `fused` in generation index `index`, by chunk id; `None` when the
+/// index does not exist.
+fn records(
+    cluster: &Cluster,
+    index: &str,
+    fused: &[(f32, &str)],
+) -> Result<Option<HashMap<String, ChunkRecord>>, Error> {
+    let ids: Vec<&str> = fused.iter().map(|&(_, id)| id).collect();
+    let body = json!({
+        "size": ids.len(),
+        "track_total_hits": false,
+        "_source": RECORD_FIELDS,
+        "query": { "ids": { "values": ids } }
+    });
+    let path = format!("/{index}/_search?allow_partial_search_results=false");
+    let read = |answer: &Value| {
+        hits(answer)
+            .iter()
+            .map(|hit| Ok((0.0, record_of(hit)?)))
+            .collect()
+    };
+    Ok(search_one(cluster, &path, &body, read)?.map(|ranked| {
+        ranked
+            .hits
+            .into_iter()
+            .map(|(_, record)| (record.chunk_id.clone(), record))
+            .collect()
     }))
 }
