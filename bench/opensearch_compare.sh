@@ -43,17 +43,8 @@ if [ "$embed" = 1 ]; then
     embed_args=(--embed-model "$(scripts/install-model.sh)")
 fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    kill "${pids[@]}" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-source bench/wait_for.sh
 source bench/start_cluster.sh
-start_cluster "$work"
+start_cluster
 
 timed() { # timed NAME COMMAND...: runs it, prints {"NAME": {"seconds", "peak_rss_mib"}}
     local name=$1

@@ -24,17 +24,8 @@ tests/opensearch/setup.sh >/dev/null
 tests/embed/setup.sh
 model=$(scripts/install-model.sh)
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    kill "${pids[@]}" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-source bench/wait_for.sh
 source bench/start_cluster.sh
-start_cluster "$work"
+start_cluster
 
 last=${builds[${#builds[@]}-1]}
 "$last" --index-dir "$work/local" --base-dir "$data" --embed-model "$model" \
