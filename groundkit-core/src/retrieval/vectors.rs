@@ -13,7 +13,8 @@
 //! header length                   u32, little endian
 //! header                          JSON: identity, count, dimension, segment ids
 //! count rows, each:               segment ordinal (u32 LE), document id in the segment (u32 LE),
-//!                                 content key (16 bytes: SHA-256 prefix of the chunk text),
+//!                                 content key (16 bytes: SHA-256 prefix of the chunk's
+//!                                 embedding input, `input`),
 //!                                 dimension x f32 LE (unit length)
 //! ```
 //!
@@ -31,6 +32,8 @@ use crate::Error;
 use crate::retrieval::model::{DenseIndex, EmbeddingIdentity};
 
 pub mod graph;
+#[cfg(feature = "ingest")]
+pub(crate) mod input;
 #[cfg(feature = "ingest")]
 pub(crate) mod write;
 

@@ -2,8 +2,8 @@
 //! generation, reused on re-ingest, the identity reported and checked.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use groundkit_core::Error;
 use groundkit_core::retrieval::embed::{Embedder, Role};
@@ -15,10 +15,11 @@ use groundkit_embed::LocalEmbedder;
 use super::Fixture;
 use crate::embed::{minilm, model_dir};
 
-/// The real embedder, counting the texts it is asked to embed.
+/// The real embedder, counting the texts it is asked to embed and keeping the documents'.
 struct Counting {
     inner: Arc<LocalEmbedder>,
     texts: AtomicU64,
+    documents: Mutex<Vec<String>>,
 }
 
 impl Embedder for Counting {
@@ -28,6 +29,10 @@ impl Embedder for Counting {
 
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, Error> {
         self.texts.fetch_add(texts.len() as u64, Ordering::SeqCst);
+        if role == Role::Document {
+            let mut documents = self.documents.lock().expect("documents");
+            documents.extend(texts.iter().map(|t| (*t).to_owned()));
+        }
         self.inner.embed(texts, role)
     }
 }
@@ -36,6 +41,7 @@ fn counting() -> Arc<Counting> {
     Arc::new(Counting {
         inner: minilm(),
         texts: AtomicU64::new(0),
+        documents: Mutex::new(Vec::new()),
     })
 }
 
@@ -278,6 +284,85 @@ fn re_ingest_embeds_only_the_chunks_whose_text_changed() {
         Some("notes/3.md"),
         "the new vector is searched"
     );
+}
+
+/// A document of several chunks whose first line is a paragraph of its own.
+fn with_heading(heading: &str) -> String {
+    let paragraphs: Vec<String> = (0..12)
+        .map(|i| format!("Paragraph {i} tells of the keeper's watch over the lamp and the rocks."))
+        .collect();
+    format!("{heading}\n\n{}", paragraphs.join("\n\n"))
+}
+
+#[test]
+fn later_chunks_are_embedded_under_their_documents_heading_and_cited_as_their_own_bytes() {
+    let fx = Fixture::new();
+    fx.write("lighthouse.md", with_heading("# The lighthouse"));
+    fx.write(
+        "plain.md",
+        with_heading("no heading here,\nthis line runs on"),
+    );
+    let embedder = counting();
+    let mut options = fx.options("c", &[&fx.base]);
+    options.max_chunk_bytes = 300;
+    options.embedder = Some(embedder.clone());
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    assert!(summary.chunks >= 6, "several chunks each: {summary:?}");
+
+    let inputs = embedder.documents.lock().expect("documents").clone();
+    let (headed, plain): (Vec<&String>, Vec<&String>) = inputs
+        .iter()
+        .partition(|t| t.starts_with("# The lighthouse"));
+    let first = headed
+        .iter()
+        .filter(|t| !t.starts_with("# The lighthouse\n\nParagraph"));
+    assert_eq!(first.count(), 0, "{headed:?}");
+    assert!(headed.len() >= 3, "every chunk of the document: {headed:?}");
+    assert!(
+        plain.iter().all(|t| !t.contains("# The lighthouse")),
+        "a heading stays in its document"
+    );
+    assert!(
+        plain
+            .iter()
+            .filter(|t| t.starts_with("no heading here"))
+            .count()
+            == 1,
+        "a first line inside a paragraph is no heading: {plain:?}"
+    );
+
+    let open = fx.cache().acquire("c").expect("open");
+    let params = SearchParams {
+        query: "keeper's watch".to_owned(),
+        top_k: 50,
+        mode: SearchMode::Lexical,
+    };
+    let hits = retrieval::search(&open, &params, None).expect("lexical");
+    let later = hits
+        .results
+        .iter()
+        .find(|r| r.citation.source == "lighthouse.md" && r.citation.start_offset > 0)
+        .expect("a later chunk of the headed document");
+    let bytes = std::fs::read(fx.base.join("lighthouse.md")).expect("source");
+    let (start, end) = (
+        later.citation.start_offset as usize,
+        later.citation.end_offset as usize,
+    );
+    assert_eq!(
+        later.content.as_bytes(),
+        &bytes[start..end],
+        "cited as its own bytes"
+    );
+    assert!(!later.content.contains("# The lighthouse"));
+
+    // A new heading (of the same length, so the chunks keep their bounds) changes what every
+    // chunk of that document is embedded as, and only those.
+    fx.write("lighthouse.md", with_heading("# The watchtower"));
+    let before = embedder.texts.load(Ordering::SeqCst);
+    let second = retrieval::ingest(&options, &mut NoProgress).expect("re-ingest");
+    let redone = embedder.texts.load(Ordering::SeqCst) - before;
+    assert_eq!(redone, headed.len() as u64, "that document's chunks only");
+    assert_eq!(second.embedded, redone);
 }
 
 #[test]

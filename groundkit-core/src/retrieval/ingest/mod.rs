@@ -207,7 +207,8 @@ pub struct IngestSummary {
     pub chunks: u64,
     /// Chunks whose vector this ingest computed.
     pub embedded: u64,
-    /// Chunks whose vector was reused from the previous generation (same text, same embedder).
+    /// Chunks whose vector was reused from the previous generation (same embedding input, same
+    /// embedder).
     pub reused_vectors: u64,
     /// Wall-clock seconds.
     pub seconds: f64,

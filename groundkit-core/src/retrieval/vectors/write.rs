@@ -1,20 +1,22 @@
 //! Writing a generation's vectors, for ingest only: every live chunk of the committed (not yet
-//! published) lexical generation gets a vector, reused from the previous generation when a chunk
-//! with the same text was embedded by the same embedder, computed otherwise; a large generation
-//! also gets its HNSW graph.
+//! published) lexical generation gets a vector of its embedding input ([`input`]), reused from
+//! the previous generation when the same embedder embedded the same input there, computed
+//! otherwise; a large generation also gets its HNSW graph.
+//!
+//! [`input`]: crate::retrieval::vectors::input
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
-use tantivy::schema::Value;
-use tantivy::{DocAddress, Index, ReloadPolicy, Searcher, TantivyDocument};
+use tantivy::{DocAddress, Index, ReloadPolicy, Searcher};
 
 use crate::Error;
 use crate::retrieval::embed::{Embedder, Role, normalize};
 use crate::retrieval::lexical::Fields;
 use crate::retrieval::vectors::graph::{self, Graph};
+use crate::retrieval::vectors::input::Inputs;
 use crate::retrieval::vectors::{FILE_NAME, Header, MAGIC, Vectors, segment_ids};
 
 /// Texts per call to the embedder.
@@ -29,21 +31,12 @@ pub(crate) struct VectorCounts {
     pub(crate) reused: u64,
 }
 
-fn key_of(text: &str) -> [u8; 16] {
-    let digest = Sha256::digest(text.as_bytes());
+/// The content key of an embedding input.
+fn key_of(input: &str) -> [u8; 16] {
+    let digest = Sha256::digest(input.as_bytes());
     let mut key = [0u8; 16];
     key.copy_from_slice(&digest[..16]);
     key
-}
-
-fn content(searcher: &Searcher, fields: &Fields, address: DocAddress) -> Result<String, Error> {
-    let doc: TantivyDocument = searcher
-        .doc(address)
-        .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
-    Ok(doc
-        .get_first(fields.content)
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default())
 }
 
 /// How far writing a generation's vectors is.
@@ -90,13 +83,14 @@ pub(crate) fn write_generation(
         _ => HashMap::new(),
     };
     // Pass 1: every live chunk's address and content key; which keys need a new vector.
+    let mut inputs = Inputs::new(&searcher, fields);
     let mut rows: Vec<(DocAddress, [u8; 16])> = Vec::new();
     let mut missing: Vec<DocAddress> = Vec::new();
     let mut pending_keys = std::collections::HashSet::new();
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         for doc in segment.doc_ids_alive() {
             let address = DocAddress::new(ord as u32, doc);
-            let key = key_of(&content(&searcher, fields, address)?);
+            let key = key_of(&inputs.of(address)?);
             if !reusable.contains_key(&key) && pending_keys.insert(key) {
                 missing.push(address);
             }
@@ -110,7 +104,7 @@ pub(crate) fn write_generation(
     for batch in missing.chunks(EMBED_BATCH) {
         let texts: Vec<String> = batch
             .iter()
-            .map(|&address| content(&searcher, fields, address))
+            .map(|&address| inputs.of(address))
             .collect::<Result<_, _>>()?;
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = embedder.embed(&refs, Role::Document)?;
