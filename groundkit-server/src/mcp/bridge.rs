@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::jsonrpc::ErrorFrame;
 use super::methods::{self, Call};
+use super::tools::ToolReply;
 use crate::edge::problem::rpc_code;
 use crate::state::AppState;
 
@@ -40,13 +41,14 @@ impl Table {
     /// Call `method` with `params` and `call` in its extensions.
     ///
     /// The result comes back as the JSON text the method table serialized, so it is spliced
-    /// into the reply as it is rather than parsed and serialized again.
+    /// into the reply as it is rather than parsed and serialized again; a `tools/call` answer
+    /// comes back as the frame it wrote.
     pub async fn call(
         &self,
         method: &str,
         params: Option<&Map<String, Value>>,
         call: Call,
-    ) -> Result<String, ErrorFrame> {
+    ) -> Result<Reply, ErrorFrame> {
         let Some(MethodCallback::Async(callback)) = self.methods.method(method) else {
             return Err(ErrorFrame::new(
                 None,
@@ -69,11 +71,20 @@ impl Table {
             extensions,
         )
         .await;
-        if let Some(result) = slot.take() {
-            return Ok(result);
+        if let Some(reply) = slot.take() {
+            return Ok(Reply::Frame(reply));
         }
-        unframe(response.as_json().get())
+        unframe(response.as_json().get()).map(Reply::Result)
     }
+}
+
+/// What a method answered.
+#[derive(Debug)]
+pub enum Reply {
+    /// Its result, as JSON text; the dispatcher writes the frame around it.
+    Result(String),
+    /// A `tools/call` answer, the frame written whole.
+    Frame(ToolReply),
 }
 
 /// A response frame of the method table, with its result left as raw JSON.

@@ -104,13 +104,22 @@ impl ErrorFrame {
 /// A success frame answering `id` with `result`.
 pub fn success(id: &RawValue, result: &str) -> String {
     // Spliced as raw text too: the result is JSON the method table already serialized.
-    let mut frame = String::with_capacity(result.len() + id.get().len() + 40);
-    frame.push_str(r#"{"jsonrpc":"2.0","id":"#);
-    frame.push_str(id.get());
-    frame.push_str(r#","result":"#);
+    let mut frame = String::with_capacity(result.len() + SUCCESS_ENVELOPE_LEN + id.get().len());
+    open_success(&mut frame, id);
     frame.push_str(result);
     frame.push('}');
     frame
+}
+
+/// The bytes a success frame adds to its id and result.
+pub const SUCCESS_ENVELOPE_LEN: usize = r#"{"jsonrpc":"2.0","id":,"result":}"#.len();
+
+/// Write the head of a success frame answering `id` to `out`: what follows is the result, then
+/// one `}`.
+pub fn open_success(out: &mut String, id: &RawValue) {
+    out.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    out.push_str(id.get());
+    out.push_str(r#","result":"#);
 }
 
 /// A notification frame.

@@ -12,13 +12,14 @@ use groundkit_core::progress::{self, ProgressSink};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
 use jsonrpsee::types::{ErrorObjectOwned, Params};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::progress::Notifications;
 use super::protocol::{self, Revision};
 use super::session::Peer;
-use super::tools;
+use super::tools::{self, ToolReply};
 use crate::edge::problem::{self, Problem, rpc_code};
 use crate::invoke::invoke;
 use crate::state::AppState;
@@ -48,9 +49,11 @@ pub struct Call {
     pub request_id: String,
     /// Where progress notifications go, when the transport can stream them.
     pub notify: Option<UnboundedSender<String>>,
-    /// A `tools/call` result, already serialized. A tool's output can be large, and handing it
-    /// back through the table's own response would serialize it again and re-validate it; the
-    /// method leaves it here and the dispatcher splices it into the reply.
+    /// The id of the request being answered, raw; `None` for a notification.
+    pub id: Option<Box<RawValue>>,
+    /// A `tools/call` answer, already written as the whole response frame. A tool's output can
+    /// be large, and handing it back through the table's own response would serialize it again
+    /// and re-validate it; the method leaves the frame here and the dispatcher sends it as it is.
     pub result: ResultSlot,
     /// Set when the request's params name a key twice: the call is refused with this message.
     pub duplicate_key: Option<String>,
@@ -63,6 +66,7 @@ impl Call {
             revision,
             peer: Arc::clone(peer),
             request_id: request_id.to_owned(),
+            id: None,
             notify: None,
             result: ResultSlot::default(),
             duplicate_key: None,
@@ -70,19 +74,19 @@ impl Call {
     }
 }
 
-/// Where a method leaves its serialized result for the dispatcher (see [`Call::result`]).
+/// Where a method leaves its written answer for the dispatcher (see [`Call::result`]).
 #[derive(Clone, Default)]
-pub struct ResultSlot(Arc<std::sync::Mutex<Option<String>>>);
+pub struct ResultSlot(Arc<std::sync::Mutex<Option<ToolReply>>>);
 
 impl ResultSlot {
-    fn put(&self, json: String) {
+    fn put(&self, reply: ToolReply) {
         if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(json);
+            *slot = Some(reply);
         }
     }
 
-    /// The serialized result a method left, if any.
-    pub fn take(&self) -> Option<String> {
+    /// The answer a method left, if any.
+    pub fn take(&self) -> Option<ToolReply> {
         self.0.lock().ok().and_then(|mut slot| slot.take())
     }
 }
@@ -262,12 +266,16 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
             message: message.clone(),
         }),
     };
+    let Some(id) = call.id.as_deref() else {
+        // tools/call is a request: the dispatcher always gives its id.
+        return Err(rpc_error(rpc_code::INTERNAL_ERROR, "Internal error"));
+    };
     let result = match outcome {
-        Ok(output) => tools::success(&output, call.revision),
+        Ok(output) => tools::success(id, &output, call.revision),
         Err(error) => {
             let problem = Problem::from(error);
             problem::log(&problem, &call.request_id);
-            match tools::failure(&problem, &call.request_id, call.revision) {
+            match tools::failure(id, &problem, &call.request_id, call.revision) {
                 tools::Failure::Result(result) => result,
                 tools::Failure::Protocol(code, message, data) => {
                     return Err(ErrorObjectOwned::owned(code, message, Some(data)));

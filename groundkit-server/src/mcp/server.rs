@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::answer::{Answer, Called, Outcome};
-use super::bridge::Table;
+use super::bridge::{Reply, Table};
 use super::http::headers::Headers;
 use super::jsonrpc::{self, ErrorFrame, Incoming, Message, Request};
 use super::methods::{self, Call};
@@ -163,13 +163,17 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
             Err(frame) => Err(frame),
         };
         let (frame, outcome) = match outcome {
-            Ok(Some(result)) => {
-                let outcome = if super::tools::is_error_result(&result) {
+            Ok(Some(Reply::Frame(reply))) => {
+                let outcome = if reply.is_error {
                     Outcome::ToolError
                 } else {
-                    Outcome::Result {
-                        initialized: request.method == "initialize",
-                    }
+                    Outcome::Result { initialized: false }
+                };
+                (Some(reply.frame), outcome)
+            }
+            Ok(Some(Reply::Result(result))) => {
+                let outcome = Outcome::Result {
+                    initialized: request.method == "initialize",
                 };
                 (Some(jsonrpc::success(&request.id, &result)), outcome)
             }
@@ -197,7 +201,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         revision: Revision,
         stateless: bool,
         ex: Exchange<'_>,
-    ) -> Result<Option<String>, ErrorFrame> {
+    ) -> Result<Option<Reply>, ErrorFrame> {
         let method = request.method.as_str();
         let known = methods::METHODS.contains(&method)
             && !method.starts_with("notifications/")
@@ -221,6 +225,7 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
             ));
         }
         let mut call = Call::new(ex.peer, revision, ex.request_id);
+        call.id = Some(request.id.clone());
         call.notify = ex.notify.cloned();
         call.duplicate_key = request.duplicate_key.clone();
         let key = jsonrpc::id_key(&request.id);
