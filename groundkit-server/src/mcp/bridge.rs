@@ -62,7 +62,7 @@ impl Table {
         };
         let slot = call.result.clone();
         let mut extensions = Extensions::new();
-        extensions.insert(call);
+        extensions.insert(Arc::new(call));
         let response = callback(
             Id::Number(0),
             Params::new(Some(&raw)).into_owned(),

@@ -108,8 +108,10 @@ fn params_of(params: &Params<'_>) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
-fn call_of(ext: &Extensions) -> Result<Call, ErrorObjectOwned> {
-    ext.get::<Call>()
+/// The call a method runs for. It travels shared: the table clones a call's extensions for
+/// its response.
+fn call_of(ext: &Extensions) -> Result<Arc<Call>, ErrorObjectOwned> {
+    ext.get::<Arc<Call>>()
         .cloned()
         .ok_or_else(|| rpc_error(rpc_code::INTERNAL_ERROR, "Internal error"))
 }
@@ -120,7 +122,7 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
     let registered = [
         module
             .register_async_method("initialize", |params, state, ext| async move {
-                initialize(&state, &params_of(&params), call_of(&ext)?)
+                initialize(&state, &params_of(&params), &*call_of(&ext)?)
             })
             .map(|_| ()),
         module
@@ -142,12 +144,12 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             .map(|_| ()),
         module
             .register_async_method("tools/list", |params, state, ext| async move {
-                tools_list(&state, &params_of(&params), &call_of(&ext)?)
+                tools_list(&state, &params_of(&params), &*call_of(&ext)?)
             })
             .map(|_| ()),
         module
             .register_async_method("tools/call", |params, state, ext| async move {
-                tools_call(&state, params_of(&params), call_of(&ext)?).await
+                tools_call(&state, params_of(&params), &*call_of(&ext)?).await
             })
             .map(|_| ()),
         module
@@ -178,7 +180,7 @@ fn server_info<Ctx>(state: &AppState<Ctx>) -> Value {
 /// Negotiate the revision of a conversation, once: a second `initialize` on the same connection
 /// (stdio) or session (HTTP) is refused, since re-negotiating would silently change what every
 /// later answer looks like.
-fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: Call) -> RpcResult {
+fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Call) -> RpcResult {
     if call.peer.negotiated().is_some() {
         return Err(rpc_error(
             rpc_code::INVALID_REQUEST,
@@ -231,7 +233,7 @@ fn tools_list<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
 async fn tools_call<Ctx: Send + Sync + 'static>(
     state: &AppState<Ctx>,
     mut params: Map<String, Value>,
-    call: Call,
+    call: &Call,
 ) -> RpcResult {
     let name = match params.get("name") {
         Some(Value::String(name)) => name.clone(),

@@ -3,6 +3,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::http::StatusCode;
+use actix_web::http::header::{ACCEPT, HeaderName};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
@@ -19,8 +20,13 @@ pub const METHOD_HEADER: &str = "mcp-method";
 /// The stateless era's name header.
 pub const NAME_HEADER: &str = "mcp-name";
 
-/// The value of header `name`, when it is there and visible ASCII.
-pub fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+const VERSION: HeaderName = HeaderName::from_static(VERSION_HEADER);
+const METHOD: HeaderName = HeaderName::from_static(METHOD_HEADER);
+const NAME: HeaderName = HeaderName::from_static(NAME_HEADER);
+
+/// The value of header `name`, when it is there and visible ASCII. (Looked up by a
+/// [`HeaderName`]: a lookup by `&str` allocates a name for every header HTTP does not define.)
+pub fn header<'a>(req: &'a HttpRequest, name: &HeaderName) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -40,9 +46,9 @@ impl Headers {
     pub fn of(req: &HttpRequest) -> Self {
         let owned = |name| header(req, name).map(str::to_owned);
         Self {
-            protocol_version: owned(VERSION_HEADER),
-            method: owned(METHOD_HEADER),
-            name: owned(NAME_HEADER),
+            protocol_version: owned(&VERSION),
+            method: owned(&METHOD),
+            name: owned(&NAME),
         }
     }
 
@@ -101,23 +107,20 @@ pub struct Accepts {
 
 /// Read `Accept` (absent: anything).
 pub fn accepts(req: &HttpRequest) -> Accepts {
-    let Some(accept) = header(req, "accept") else {
+    let Some(accept) = header(req, &ACCEPT) else {
         return Accepts {
             json: true,
             sse: true,
         };
     };
-    let ranges: Vec<String> = accept
-        .split(',')
-        .map(|r| {
-            r.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .collect();
-    let any = |wanted: &[&str]| ranges.iter().any(|r| wanted.contains(&r.as_str()));
+    let ranges = || {
+        accept
+            .split(',')
+            .map(|r| r.split(';').next().unwrap_or("").trim())
+    };
+    let any = |wanted: &[&str]| {
+        ranges().any(|range| wanted.iter().any(|w| w.eq_ignore_ascii_case(range)))
+    };
     Accepts {
         json: any(&["application/json", "application/*", "*/*"]),
         sse: any(&["text/event-stream", "text/*", "*/*"]),

@@ -54,6 +54,7 @@ pub const PATH: &str = "/mcp";
 pub const ROUTES: &[(&str, &str)] = &[("POST", PATH), ("DELETE", PATH)];
 /// Session id header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
+const SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
 
 // No tool may claim the MCP path.
 #[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
@@ -152,7 +153,7 @@ async fn post<Ctx: Send + Sync + 'static>(
     let peer = if stateless || initialize || malformed {
         Peer::new()
     } else {
-        match header(&req, SESSION_HEADER) {
+        match header(&req, &SESSION) {
             None => return refuse(missing_session(), &req),
             Some(id) => match state.mcp.sessions.get(id) {
                 Ok(peer) => peer,
@@ -181,7 +182,7 @@ async fn post<Ctx: Send + Sync + 'static>(
     if answer.outcome == (Outcome::Result { initialized: true }) && !stateless {
         match state.mcp.sessions.create(Arc::clone(&peer)) {
             Ok(id) => {
-                response.insert_header((HeaderName::from_static(SESSION_HEADER), id));
+                response.insert_header((SESSION, id));
             }
             Err(error) => return refuse(session_problem(error), &req),
         }
@@ -246,7 +247,7 @@ async fn delete<Ctx: Send + Sync + 'static>(
         // The stateless era has no sessions to end.
         return method_not_allowed(req).await;
     }
-    let Some(id) = header(&req, SESSION_HEADER) else {
+    let Some(id) = header(&req, &SESSION) else {
         return refuse(missing_session(), &req);
     };
     match server.state().mcp.sessions.remove(id) {
