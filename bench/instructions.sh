@@ -5,9 +5,10 @@
 #
 #   bench/instructions.sh SERVER LOAD [OP (search)] [DATA_DIR (../shared/data)] [SECONDS (10)]
 #
-# SERVER is a release `grk` (OP search or fetch: it serves SciFact, ingested first into a
-# temporary index) or the release `hello` example (OP greet). LOAD is the release
-# `examples/load`. The server runs under callgrind with instrumentation off; after a warm-up of
+# SERVER is a release `grk` (OP search: it serves SciFact, ingested first into a temporary
+# index) or the release `hello` example (OP greet). LOAD is the release `examples/load`. (Not
+# fetch: the load generator first searches for chunk ids to fetch, and those searches would be
+# counted too.) The server runs under callgrind with instrumentation off; after a warm-up of
 # each transport, instrumentation is switched on for one 1-client run of OP per transport, and
 # the instructions counted in it are divided by the requests the load generator completed. Both
 # transports run in the same process, so they are counted on the same warmed-up server. Prints
@@ -17,6 +18,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 server=$(realpath "$1") load=$(realpath "$2")
 op=${3:-search}
+case "$op" in
+    search | greet) ;;
+    *) echo "OP is search or greet" >&2; exit 2 ;;
+esac
 data=$(cd "${4:-../shared/data}/scifact" && pwd)
 seconds=${5:-10}
 
@@ -27,7 +32,7 @@ if [ "$op" = greet ]; then
     args=(--port "$port")
 else
     "$server" --index-dir "$work/index" --base-dir "$data" ingest --collection scifact \
-        --format beir "$data/corpus.jsonl" >/dev/null
+        --format beir "$data/corpus.jsonl" >/dev/null 2>"$work/ingest.log"
     args=(--index-dir "$work/index" --base-dir "$data" serve --port "$port")
 fi
 GROUNDKIT_LOG=warn valgrind --tool=callgrind --instr-atstart=no \
@@ -44,11 +49,11 @@ for transport in rest mcp; do
     run "$transport" 3 >/dev/null
 done
 for transport in rest mcp; do
-    callgrind_control --zero "$pid" >/dev/null
-    callgrind_control --instr=on "$pid" >/dev/null
+    callgrind_control --zero "$pid" >/dev/null 2>&1
+    callgrind_control --instr=on "$pid" >/dev/null 2>&1
     run "$transport" "$seconds" >"$work/$transport.json"
-    callgrind_control --instr=off "$pid" >/dev/null
-    callgrind_control --dump="$transport" "$pid" >/dev/null
+    callgrind_control --instr=off "$pid" >/dev/null 2>&1
+    callgrind_control --dump="$transport" "$pid" >/dev/null 2>&1
 done
 kill "$pid"
 wait "$pid" 2>/dev/null || true
