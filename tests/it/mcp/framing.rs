@@ -52,6 +52,48 @@ async fn request_ids_are_echoed_exactly_including_zero_negative_and_beyond_2_pow
     assert_eq!(echoed, expected);
 }
 
+/// A `tools/call` answer is written whole, envelope included, apart from every other answer: its
+/// id is echoed as exactly, for a result and for a tool error alike.
+#[tokio::test]
+async fn tool_answers_echo_request_ids_exactly() {
+    let mut stdio = initialized(Limits::default()).await;
+    let greet = |id: &str, language: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"greet","arguments":{{"language":"{language}","name":"Jo"}}}}}}"#
+        )
+    };
+    for id in [
+        "0",
+        "-1",
+        "-9223372036854775808",
+        "18446744073709551615",
+        r#""abc""#,
+        r#""""#,
+        r#""q\"uote""#,
+    ] {
+        stdio.send(&greet(id, "de")).await;
+        let answer = stdio.recv().await;
+        assert_eq!(answer["id"].to_string(), id, "{answer}");
+        assert_eq!(answer["jsonrpc"], "2.0");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        let structured = &answer["result"]["structuredContent"];
+        assert!(structured.is_object(), "{answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .expect("a text block");
+        assert_eq!(
+            &serde_json::from_str::<Value>(text).expect("JSON"),
+            structured
+        );
+
+        stdio.send(&greet(id, "??")).await;
+        let answer = stdio.recv().await;
+        assert_eq!(answer["id"].to_string(), id, "{answer}");
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert!(answer["result"].get("structuredContent").is_none());
+    }
+}
+
 #[tokio::test]
 async fn null_float_and_structured_ids_are_refused_with_32600_and_never_get_a_result() {
     let mut stdio = initialized(Limits::default()).await;
