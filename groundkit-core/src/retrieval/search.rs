@@ -1,11 +1,13 @@
 //! Search over one open collection: request bounds, the analysed BM25 query, the dense and
 //! hybrid rankings, and the response the service returns unchanged.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::hash::Hash;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 
@@ -231,12 +233,18 @@ fn dense_hits(
 // deepest dense ranking a search asks for.
 const _: () = assert!(EF_SEARCH >= DENSE_DEPTH && EF_SEARCH >= MAX_TOP_K as usize);
 
+thread_local! {
+    /// The query analyser, built once per thread: building one builds its stop-word set and
+    /// stemmer, which cost a search more than analysing its query.
+    static QUERY_ANALYZER: RefCell<TextAnalyzer> = RefCell::new(english_analyzer());
+}
+
 /// The distinct analysed terms of query `text`, in order of first appearance: the clauses of its
 /// BM25 query, on every backend.
 pub fn query_terms(text: &str) -> Vec<String> {
-    let mut analyzer = english_analyzer();
     let mut seen = HashSet::new();
-    terms(&mut analyzer, text)
+    QUERY_ANALYZER
+        .with_borrow_mut(|analyzer| terms(analyzer, text))
         .into_iter()
         .filter(|t| seen.insert(t.clone()))
         .collect()
