@@ -44,8 +44,8 @@ pub(super) fn persist_wal(conn: &Connection) -> Result<(), Error> {
 
 /// The committed generation.
 pub(crate) fn generation(conn: &Connection) -> Result<u64, Error> {
-    // Cached: a server reads it on every search, and parsing the statement each time cost more
-    // than running it.
+    // Cached: a server reads it on every search, and would otherwise parse the statement each
+    // time.
     conn.prepare_cached("SELECT value FROM meta WHERE key = 'generation'")
         .and_then(|mut stmt| stmt.query_row([], |row| row.get::<_, i64>(0)))
         .map(|g| g.max(0) as u64)
