@@ -7,8 +7,8 @@ use std::hash::Hash;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::tokenizer::TextAnalyzer;
 use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
 
 use crate::Error;
