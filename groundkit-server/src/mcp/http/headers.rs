@@ -144,3 +144,38 @@ pub fn status(outcome: Outcome) -> StatusCode {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::TestRequest;
+
+    use super::*;
+
+    /// Media ranges are read case-insensitively, without their parameters, and wildcards count.
+    #[test]
+    fn accept_is_read_by_media_range_whatever_its_case_parameters_and_spacing() {
+        let read = |accept: Option<&str>| {
+            let mut req = TestRequest::default();
+            if let Some(accept) = accept {
+                req = req.insert_header((ACCEPT, accept));
+            }
+            let accepts = accepts(&req.to_http_request());
+            (accepts.json, accepts.sse)
+        };
+        assert_eq!(read(None), (true, true));
+        assert_eq!(read(Some("Application/JSON; q=0.9")), (true, false));
+        assert_eq!(read(Some("TEXT/Event-Stream")), (false, true));
+        assert_eq!(
+            read(Some(" application/json , text/event-stream ")),
+            (true, true)
+        );
+        assert_eq!(read(Some("text/html, */*;q=0.1")), (true, true));
+        assert_eq!(read(Some("application/*")), (true, false));
+        assert_eq!(read(Some("text/*;charset=utf-8")), (false, true));
+        assert_eq!(read(Some("text/html")), (false, false));
+        assert_eq!(
+            read(Some("application/jsonx, text/event-streams")),
+            (false, false)
+        );
+    }
+}
