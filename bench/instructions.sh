@@ -13,7 +13,7 @@
 # the instructions counted in it are divided by the requests the load generator completed. Both
 # transports run in the same process, so they are counted on the same warmed-up server. Prints
 # one line per transport, then the MCP/REST ratio. The callgrind files stay in the printed
-# directory for `callgrind_annotate`.
+# directory for `callgrind_annotate` (the index is removed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 server=$(realpath "$1") load=$(realpath "$2")
@@ -58,6 +58,7 @@ done
 kill "$pid"
 wait "$pid" 2>/dev/null || true
 pid=
+rm -rf "$work/index"
 
 python3 - "$work" "$op" <<'SUMMARY'
 import glob, json, sys

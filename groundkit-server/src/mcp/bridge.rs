@@ -60,9 +60,9 @@ impl Table {
             Some(params) => serde_json::to_string(params).unwrap_or_else(|_| "{}".to_owned()),
             None => "{}".to_owned(),
         };
-        let slot = call.result.clone();
+        let call = Arc::new(call);
         let mut extensions = Extensions::new();
-        extensions.insert(Arc::new(call));
+        extensions.insert(Arc::clone(&call));
         let response = callback(
             Id::Number(0),
             Params::new(Some(&raw)).into_owned(),
@@ -71,7 +71,7 @@ impl Table {
             extensions,
         )
         .await;
-        if let Some(reply) = slot.take() {
+        if let Some(reply) = call.result.take() {
             return Ok(Reply::Frame(reply));
         }
         unframe(response.as_json().get()).map(Reply::Result)

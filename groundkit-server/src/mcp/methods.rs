@@ -38,8 +38,8 @@ pub const METHODS: &[&str] = &[
 /// Methods of the handshake era only (answered -32601 to a stateless-era request).
 pub const HANDSHAKE_ONLY: &[&str] = &["initialize", "notifications/initialized", "ping"];
 
-/// What one call knows about where it came from.
-#[derive(Clone)]
+/// What one call knows about where it came from. The method table gets it behind an `Arc`
+/// (it clones a method's extensions for the response), and the dispatcher keeps one too.
 pub struct Call {
     /// The revision the request is served under.
     pub revision: Revision,
@@ -75,8 +75,8 @@ impl Call {
 }
 
 /// Where a method leaves its written answer for the dispatcher (see [`Call::result`]).
-#[derive(Clone, Default)]
-pub struct ResultSlot(Arc<std::sync::Mutex<Option<ToolReply>>>);
+#[derive(Default)]
+pub struct ResultSlot(std::sync::Mutex<Option<ToolReply>>);
 
 impl ResultSlot {
     fn put(&self, reply: ToolReply) {
@@ -108,8 +108,7 @@ fn params_of(params: &Params<'_>) -> Map<String, Value> {
         .unwrap_or_default()
 }
 
-/// The call a method runs for. It travels shared: the table clones a call's extensions for
-/// its response.
+/// The call a method runs for.
 fn call_of(ext: &Extensions) -> Result<Arc<Call>, ErrorObjectOwned> {
     ext.get::<Arc<Call>>()
         .cloned()

@@ -139,9 +139,10 @@ pub fn failure(id: &RawValue, problem: &Problem, request_id: &str, revision: Rev
 /// Written by hand so the payload is serialized a single time and spliced without being parsed
 /// again.
 fn reply(id: &RawValue, is_error: bool, payload: &Value, revision: Revision) -> ToolReply {
-    // Not `payload.to_string()`: `Display` writes through `fmt::Write` a token at a time, which
-    // cost a search answer 40% more instructions than writing to a buffer. (Serializing a
-    // `Value` does not fail; were it ever to, `Display` gives the same text.)
+    // Not `payload.to_string()`: `Display` writes through `fmt::Write` a token at a time, and
+    // serializing a search answer that way took 40% more instructions (222,000 against
+    // 156,000). (Serializing a `Value` does not fail; were it ever to, `Display` gives the same
+    // text.)
     let text = serde_json::to_string(payload).unwrap_or_else(|_| payload.to_string());
     let mut out = String::with_capacity(
         2 * text.len() + text.len() / 8 + 128 + id.get().len() + jsonrpc::SUCCESS_ENVELOPE_LEN,
