@@ -227,7 +227,8 @@ pub fn publish(
 }
 
 /// Pauses before each new attempt at the chunks of a `_bulk` request the cluster rejected as
-/// too busy (HTTP 429: a full write queue, a tripped memory circuit breaker), about 31 s in all.
+/// too busy (HTTP 429: a full write queue, a tripped memory circuit breaker, a disk past its
+/// flood stage), about 31 s in all.
 const BULK_BACKOFF: [Duration; 5] = [
     Duration::from_secs(1),
     Duration::from_secs(2),

@@ -529,30 +529,52 @@ fn chunks_a_busy_cluster_rejects_are_sent_again_until_it_takes_them() {
         .expect("status")
         .chunk_count;
     let port = cluster.http[0];
-    let breaker = move |limit: &str| {
-        let body =
-            format!(r#"{{"transient":{{"network.breaker.inflight_requests.limit":{limit}}}}}"#);
-        http(port, "PUT", "/_cluster/settings", &body).map(|(status, _)| status)
-    };
-    // Past 32 KB of requests in flight, the nodes' memory circuit breaker refuses a request
-    // with HTTP 429: the publish's small requests pass, its bulk load does not, until the
-    // limit is lifted 1.5 s later.
-    assert_eq!(breaker(r#""32kb""#), Some(200));
+    // A flood-stage disk block makes the cluster refuse every write to an index with HTTP 429
+    // until it is lifted. An index template puts it on the new generation from its creation,
+    // so the first bulk load is refused whatever the machine's speed; the block comes off 1.5 s
+    // after the index appears. Nothing else the publish sends is refused.
+    let pattern = "groundkit-busy--g*";
+    let template = format!(
+        r#"{{"index_patterns":["{pattern}"],"priority":500,
+            "template":{{"settings":{{"index.blocks.read_only_allow_delete":true}}}}}}"#
+    );
+    assert_eq!(
+        http(port, "PUT", "/_index_template/busy", &template).map(|(status, _)| status),
+        Some(200)
+    );
     let lift = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while http(port, "GET", &format!("/{pattern}"), "").map(|(_, body)| body)
+            == Some("{}".to_owned())
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the new generation never appeared"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         std::thread::sleep(Duration::from_millis(1500));
-        breaker("null")
+        let settings = format!("/{pattern}/_settings/index.blocks.read_only_allow_delete");
+        let blocked = http(port, "GET", &settings, "")
+            .is_some_and(|(_, body)| body.contains(r#""read_only_allow_delete":"true""#));
+        let body = r#"{"index.blocks.read_only_allow_delete":null}"#;
+        let lifted = http(port, "PUT", &format!("/{pattern}/_settings"), body);
+        (blocked, lifted.map(|(status, _)| status))
     });
-    let started = Instant::now();
     let client = Cluster::connect(&ClusterConfig::new(cluster.url(0))).expect("connect");
     let cache = fx.cache();
     let open = cache.acquire("busy").expect("open");
     let published = publish(&client, &open, &cache, options());
-    assert_eq!(lift.join().expect("lift"), Some(200));
-    let published = published.expect("published once the cluster takes the chunks");
-    assert!(
-        started.elapsed() >= Duration::from_millis(1500),
-        "the first bulk load was refused and sent again"
+    let (blocked, lifted) = lift.join().expect("lift");
+    assert!(blocked, "the new generation was created refusing writes");
+    assert_eq!(lifted, Some(200));
+    assert_eq!(
+        http(port, "DELETE", "/_index_template/busy", "").map(|(status, _)| status),
+        Some(200)
     );
+    // The block was on from the index's creation, so the publish succeeded only by sending
+    // the refused chunks again.
+    let published = published.expect("published once the cluster takes the chunks");
     assert_eq!(published.chunks, chunks);
     let answer = backend(&cluster, &fx, 1)
         .search("busy", &params("kelp forests", SearchMode::Lexical), None)
