@@ -304,15 +304,14 @@ impl Client {
             ));
         }
         head.push_str("\r\n");
-        let stream = self.stream.get_mut();
-        stream
+        // The whole request in one write, as hyper's vectored writes send it: written in two,
+        // head then body, a request may reach the server in two reads, and the server's cost
+        // would then depend on the client's write pattern.
+        head.push_str(body.unwrap_or_default());
+        self.stream
+            .get_mut()
             .write_all(head.as_bytes())
             .map_err(|err| err.to_string())?;
-        if let Some(body) = body {
-            stream
-                .write_all(body.as_bytes())
-                .map_err(|err| err.to_string())?;
-        }
         read_response(&mut self.stream)
     }
 }

@@ -32,8 +32,10 @@ pub fn build<Ctx: Send + Sync + 'static>(
 > {
     App::new()
         .app_data(web::Data::new(state.hosts.clone()))
-        .configure(|cfg| rest::configure(&state, cfg))
+        // `/mcp` first: no tool may claim its path, so the order changes no match, and an MCP
+        // request is then routed without trying every REST route's pattern.
         .configure(|cfg| mcp::http::configure(&state, cfg))
+        .configure(|cfg| rest::configure(&state, cfg))
         .default_service(web::to(route_not_found))
         .wrap(from_fn(host_guard))
         .wrap(from_fn(request_context))

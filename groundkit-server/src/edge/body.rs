@@ -2,19 +2,33 @@
 //! MCP over HTTP.
 
 use actix_web::http::header;
-use actix_web::{HttpMessage, HttpRequest, web};
+use actix_web::{HttpRequest, web};
 use futures_util::StreamExt;
 use groundkit_core::Error;
 
 use super::problem::{Problem, Refusal};
 use crate::state::Limits;
 
-/// Whether the request declares a JSON body (`application/json` or `application/*+json`).
+/// Whether the request declares a JSON body (`application/json` or `application/*+json`, in
+/// any case, whatever its parameters). Read in place: nothing is allocated for it.
 pub fn is_json(req: &HttpRequest) -> bool {
-    req.mime_type().ok().flatten().is_some_and(|mime| {
-        mime.type_() == "application"
-            && (mime.subtype() == "json" || mime.suffix().is_some_and(|s| s == "json"))
-    })
+    let Some(value) = req.headers().get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let essence = value
+        .as_bytes()
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or_default();
+    let essence = essence.trim_ascii();
+    let Some(slash) = essence.iter().position(|&b| b == b'/') else {
+        return false;
+    };
+    let (kind, subtype) = (&essence[..slash], &essence[slash + 1..]);
+    let token = |s: &[u8]| !s.is_empty() && s.iter().all(|&b| b.is_ascii_graphic() && b != b'/');
+    let json = subtype.eq_ignore_ascii_case(b"json")
+        || (subtype.len() > 5 && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"));
+    kind.eq_ignore_ascii_case(b"application") && token(subtype) && json
 }
 
 /// Read a request body of at most [`Limits::max_body_bytes`] within [`Limits::body_timeout`]:
@@ -59,4 +73,49 @@ async fn read_capped(
         bytes.extend_from_slice(&chunk);
     }
     Ok(bytes.freeze())
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::TestRequest;
+
+    use super::is_json;
+
+    fn declares(content_type: Option<&str>) -> bool {
+        let mut req = TestRequest::default();
+        if let Some(value) = content_type {
+            req = req.insert_header(("content-type", value));
+        }
+        is_json(&req.to_http_request())
+    }
+
+    #[test]
+    fn json_is_recognised_by_its_media_type_whatever_its_case_and_parameters() {
+        for json in [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "  application/json  ;charset=\"utf-8\"",
+            "application/vnd.api+json",
+            "application/problem+JSON; q=1",
+        ] {
+            assert!(declares(Some(json)), "{json:?} refused");
+        }
+        for other in [
+            "",
+            "json",
+            "text/json",
+            "text/plain; application/json",
+            "application/json-seq",
+            "application/jsonx",
+            "application/+json",
+            "application / json",
+            "application/json/x",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=json",
+        ] {
+            assert!(!declares(Some(other)), "{other:?} taken for JSON");
+        }
+        assert!(!declares(None));
+    }
 }

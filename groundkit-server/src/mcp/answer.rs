@@ -67,12 +67,13 @@ pub struct Called {
 }
 
 impl Answer {
-    /// Say on `note` what the access line records of this answer.
-    pub fn note(&self, note: &mut Note) {
+    /// Say on `note` what the access line records of this answer; the method and tool names
+    /// move to the note.
+    pub fn note(&mut self, note: &mut Note) {
         note.outcome = Some(self.outcome.as_str());
-        if let Some(called) = &self.request {
-            note.rpc_method = Some(called.method.clone());
-            note.tool = called.tool.clone().map(Into::into);
+        if let Some(called) = self.request.take() {
+            note.rpc_method = Some(called.method);
+            note.tool = called.tool.map(Into::into);
         }
     }
 

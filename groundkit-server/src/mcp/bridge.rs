@@ -1,16 +1,17 @@
-//! The bridge to the jsonrpsee method table: call one method by name with named params and a
-//! per-call [`Call`], and get back its result as JSON text or an [`ErrorFrame`].
+//! The bridge to the jsonrpsee method table: call one method by name with a per-call [`Call`]
+//! (which carries the named params), and get back its result as JSON text or an [`ErrorFrame`].
 //!
 //! Methods are called through the table's callbacks directly, with the [`Call`] in the
 //! request's `Extensions`: `RpcModule::raw_json_request` would need a jsonrpsee request envelope
-//! (whose id type cannot hold MCP ids) and cannot carry per-call extensions.
+//! (whose id type cannot hold MCP ids) and cannot carry per-call extensions. The params travel
+//! in the [`Call`] as the framing layer parsed them, not as jsonrpsee `Params` text.
 
 use std::sync::Arc;
 
 use jsonrpsee::core::server::{ConnectionId, Extensions, MethodCallback, Methods};
 use jsonrpsee::types::{Id, Params};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::jsonrpc::ErrorFrame;
 use super::methods::{self, Call};
@@ -38,17 +39,12 @@ impl Table {
         names
     }
 
-    /// Call `method` with `params` and `call` in its extensions.
+    /// Call `method` with `call` in its extensions.
     ///
     /// The result comes back as the JSON text the method table serialized, so it is spliced
     /// into the reply as it is rather than parsed and serialized again; a `tools/call` answer
     /// comes back as the frame it wrote.
-    pub async fn call(
-        &self,
-        method: &str,
-        params: Option<&Map<String, Value>>,
-        call: Call,
-    ) -> Result<Reply, ErrorFrame> {
+    pub async fn call(&self, method: &str, call: Call) -> Result<Reply, ErrorFrame> {
         let Some(MethodCallback::Async(callback)) = self.methods.method(method) else {
             return Err(ErrorFrame::new(
                 None,
@@ -56,16 +52,12 @@ impl Table {
                 "Method not found",
             ));
         };
-        let raw = match params {
-            Some(params) => serde_json::to_string(params).unwrap_or_else(|_| "{}".to_owned()),
-            None => "{}".to_owned(),
-        };
         let call = Arc::new(call);
         let mut extensions = Extensions::new();
         extensions.insert(Arc::clone(&call));
         let response = callback(
             Id::Number(0),
-            Params::new(Some(&raw)).into_owned(),
+            Params::new(None),
             ConnectionId(0),
             usize::MAX,
             extensions,

@@ -134,25 +134,37 @@ fn frame(id: Option<&RawValue>, key: &str, body: &Value) -> String {
     format!(r#"{{"jsonrpc":"2.0","id":{id},"{key}":{body}}}"#)
 }
 
-/// The envelope as parsed; `id` keeps the raw text and distinguishes "absent" from `null`.
+/// The envelope as parsed; `id` keeps the raw text and distinguishes "absent" from `null`. The
+/// other members are borrowed from the frame's text: only the id and the method are kept.
 #[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present_owned")]
     id: Option<Box<RawValue>>,
     #[serde(default)]
     method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Box<RawValue>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
     #[serde(default)]
     result: Option<serde::de::IgnoredAny>,
-    #[serde(default, deserialize_with = "present")]
-    error: Option<Box<RawValue>>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+fn present_owned<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Box<RawValue>>, D::Error> {
     Box::<RawValue>::deserialize(d).map(Some)
+}
+
+/// Whether a `jsonrpc` member is the string "2.0" (however its characters are written).
+fn is_version_2(raw: &RawValue) -> bool {
+    raw.get() == r#""2.0""# || serde_json::from_str::<String>(raw.get()).is_ok_and(|v| v == "2.0")
 }
 
 /// Classify one frame of bytes.
@@ -165,10 +177,8 @@ pub fn parse(bytes: &[u8]) -> Incoming {
         };
     }
     match std::str::from_utf8(bytes) {
-        Ok(text) if serde_json::from_str::<&RawValue>(text).is_ok() => {
-            Incoming::Single(classify(text))
-        }
-        _ => Incoming::Single(Message::Invalid(parse_error())),
+        Ok(text) => Incoming::Single(classify(text)),
+        Err(_) => Incoming::Single(Message::Invalid(parse_error())),
     }
 }
 
@@ -181,16 +191,22 @@ pub fn parse_error() -> ErrorFrame {
     )
 }
 
-/// Classify one JSON value (already known to be well-formed).
+/// Classify one frame's text: not JSON at all is a parse error, JSON that is not a JSON-RPC
+/// object an invalid request.
 fn classify(text: &str) -> Message {
     let invalid = |id: Option<&RawValue>, message: &str| {
         Message::Invalid(ErrorFrame::new(id, rpc_code::INVALID_REQUEST, message))
     };
+    // Read as an envelope first: a well-formed message is then parsed once. Only a text that
+    // is no envelope is read again, to tell malformed JSON from the wrong JSON.
     let Ok(envelope) = serde_json::from_str::<Envelope>(text) else {
+        if serde_json::from_str::<&RawValue>(text).is_err() {
+            return Message::Invalid(parse_error());
+        }
         return invalid(None, "Invalid Request: a message must be a JSON-RPC object");
     };
     let valid_id = envelope.id.as_deref().filter(|id| is_valid_id(id));
-    if envelope.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+    if !envelope.jsonrpc.is_some_and(is_version_2) {
         return invalid(valid_id, "Invalid Request: jsonrpc must be \"2.0\"");
     }
     let Some(method) = envelope.method else {
@@ -203,7 +219,7 @@ fn classify(text: &str) -> Message {
         return invalid(valid_id, "Invalid Request: method must be a string");
     };
     let mut duplicate_key = None;
-    let params = match envelope.params.as_deref().map(|raw| {
+    let params = match envelope.params.map(|raw| {
         groundkit_core::request::parse_object(raw.get().as_bytes())
             .map(Value::Object)
             .or_else(|error| {

@@ -1,6 +1,6 @@
 //! The method table: one jsonrpsee [`RpcModule`] holding every MCP method this server answers.
 //!
-//! The table sees named params and a [`Call`] (revision, peer, request id, progress sink) in the
+//! The table sees a [`Call`] (named params, revision, peer, request id, progress sink) in the
 //! per-call [`Extensions`] (the [`bridge`](super::bridge) puts it there); the framing layer in
 //! [`super::server`] decides everything about ids, eras and transports before a method runs.
 //! Methods return `Result<Value, ErrorObjectOwned>`; nothing here formats a frame.
@@ -11,7 +11,7 @@ use groundkit_core::Error;
 use groundkit_core::progress::{self, ProgressSink};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{Extensions, Methods};
-use jsonrpsee::types::{ErrorObjectOwned, Params};
+use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::UnboundedSender;
@@ -51,42 +51,64 @@ pub struct Call {
     pub notify: Option<UnboundedSender<String>>,
     /// The id of the request being answered, raw; `None` for a notification.
     pub id: Option<Box<RawValue>>,
+    /// The request's named params, parsed once by the framing layer and taken by the method.
+    /// (jsonrpsee's own `Params` is raw JSON text: passing them that way would serialize the
+    /// parsed params again only for the method to parse them a second time.)
+    pub params: Slot<Map<String, Value>>,
     /// A `tools/call` answer, already written as the whole response frame. A tool's output can
     /// be large, and handing it back through the table's own response would serialize it again
     /// and re-validate it; the method leaves the frame here and the dispatcher sends it as it is.
-    pub result: ResultSlot,
+    pub result: Slot<ToolReply>,
     /// Set when the request's params name a key twice: the call is refused with this message.
     pub duplicate_key: Option<String>,
 }
 
 impl Call {
-    /// A call of `peer` under `revision`, with no progress sink and nothing refused yet.
-    pub fn new(peer: &Arc<Peer>, revision: Revision, request_id: &str) -> Self {
+    /// A call of `peer` under `revision` with `params`, with no progress sink and nothing
+    /// refused yet.
+    pub fn new(
+        peer: &Arc<Peer>,
+        revision: Revision,
+        request_id: &str,
+        params: Option<Map<String, Value>>,
+    ) -> Self {
         Self {
             revision,
             peer: Arc::clone(peer),
             request_id: request_id.to_owned(),
             id: None,
             notify: None,
-            result: ResultSlot::default(),
+            params: Slot(std::sync::Mutex::new(params)),
+            result: Slot::default(),
             duplicate_key: None,
         }
     }
+
+    /// The params, taken (empty when omitted).
+    fn params(&self) -> Map<String, Value> {
+        self.params.take().unwrap_or_default()
+    }
 }
 
-/// Where a method leaves its written answer for the dispatcher (see [`Call::result`]).
-#[derive(Default)]
-pub struct ResultSlot(std::sync::Mutex<Option<ToolReply>>);
+/// What one side of a [`Call`] hands the other: the params to the method, the written answer
+/// back to the dispatcher.
+pub struct Slot<T>(std::sync::Mutex<Option<T>>);
 
-impl ResultSlot {
-    fn put(&self, reply: ToolReply) {
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Self(std::sync::Mutex::new(None))
+    }
+}
+
+impl<T> Slot<T> {
+    fn put(&self, value: T) {
         if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(reply);
+            *slot = Some(value);
         }
     }
 
-    /// The answer a method left, if any.
-    pub fn take(&self) -> Option<ToolReply> {
+    /// What the slot holds, taken.
+    pub fn take(&self) -> Option<T> {
         self.0.lock().ok().and_then(|mut slot| slot.take())
     }
 }
@@ -101,13 +123,6 @@ fn invalid_params(message: impl Into<String>) -> ErrorObjectOwned {
     rpc_error(rpc_code::INVALID_PARAMS, message)
 }
 
-fn params_of(params: &Params<'_>) -> Map<String, Value> {
-    params
-        .as_str()
-        .and_then(|raw| serde_json::from_str::<Map<String, Value>>(raw).ok())
-        .unwrap_or_default()
-}
-
 /// The call a method runs for.
 fn call_of(ext: &Extensions) -> Result<Arc<Call>, ErrorObjectOwned> {
     ext.get::<Arc<Call>>()
@@ -120,8 +135,9 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
     let mut module = RpcModule::from_arc(state);
     let registered = [
         module
-            .register_async_method("initialize", |params, state, ext| async move {
-                initialize(&state, &params_of(&params), &*call_of(&ext)?)
+            .register_async_method("initialize", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                initialize(&state, &call.params(), &call)
             })
             .map(|_| ()),
         module
@@ -130,9 +146,9 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             })
             .map(|_| ()),
         module
-            .register_async_method("notifications/cancelled", |params, state, ext| async move {
+            .register_async_method("notifications/cancelled", |_, state, ext| async move {
                 let call = call_of(&ext)?;
-                if let Some(id) = params_of(&params).get("requestId") {
+                if let Some(id) = call.params().get("requestId") {
                     state.mcp.in_flight.cancel(call.peer.id(), &id.to_string());
                 }
                 RpcResult::Ok(Value::Null)
@@ -142,13 +158,15 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             .register_async_method("ping", |_, _, _| async { RpcResult::Ok(json!({})) })
             .map(|_| ()),
         module
-            .register_async_method("tools/list", |params, state, ext| async move {
-                tools_list(&state, &params_of(&params), &*call_of(&ext)?)
+            .register_async_method("tools/list", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                tools_list(&state, &call.params(), &call)
             })
             .map(|_| ()),
         module
-            .register_async_method("tools/call", |params, state, ext| async move {
-                tools_call(&state, params_of(&params), &*call_of(&ext)?).await
+            .register_async_method("tools/call", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                tools_call(&state, call.params(), &call).await
             })
             .map(|_| ()),
         module

@@ -142,8 +142,8 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                     && methods::METHODS.contains(&method.as_str())
                 {
                     let revision = ex.peer.negotiated().unwrap_or(Revision::ASSUMED);
-                    let call = Call::new(ex.peer, revision, ex.request_id);
-                    let _ = self.table.call(&method, Some(&params), call).await;
+                    let call = Call::new(ex.peer, revision, ex.request_id, Some(params));
+                    let _ = self.table.call(&method, call).await;
                 }
                 Answer::silent()
             }
@@ -152,14 +152,18 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         }
     }
 
-    async fn request(&self, request: Request, ex: Exchange<'_>) -> Answer {
+    async fn request(&self, mut request: Request, ex: Exchange<'_>) -> Answer {
         let called = Called {
             method: request.method.clone(),
             tool: tool_name(&request.method, request.params.as_ref()),
         };
         let stateless = protocol::is_stateless(&request, ex.transport.version());
         let outcome = match revision(&request, ex, stateless) {
-            Ok(revision) => self.dispatch(&request, revision, stateless, ex).await,
+            Ok(revision) => {
+                let params = request.params.take();
+                self.dispatch(&request, params, revision, stateless, ex)
+                    .await
+            }
             Err(frame) => Err(frame),
         };
         let (frame, outcome) = match outcome {
@@ -194,10 +198,12 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         }
     }
 
-    /// Run a known method of the request's era; `Ok(None)` when it was cancelled.
+    /// Run a known method of the request's era with `params` (taken from the request);
+    /// `Ok(None)` when it was cancelled.
     async fn dispatch(
         &self,
         request: &Request,
+        params: Option<Map<String, Value>>,
         revision: Revision,
         stateless: bool,
         ex: Exchange<'_>,
@@ -224,12 +230,12 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                 format!("Invalid params: {message}"),
             ));
         }
-        let mut call = Call::new(ex.peer, revision, ex.request_id);
+        let mut call = Call::new(ex.peer, revision, ex.request_id, params);
         call.id = Some(request.id.clone());
         call.notify = ex.notify.cloned();
         call.duplicate_key = request.duplicate_key.clone();
         let key = jsonrpc::id_key(&request.id);
-        let (future, handle) = abortable(self.table.call(method, request.params.as_ref(), call));
+        let (future, handle) = abortable(self.table.call(method, call));
         let in_flight = &self.state.mcp.in_flight;
         in_flight.insert(ex.peer.id(), key.clone(), handle);
         let outcome = future.await;

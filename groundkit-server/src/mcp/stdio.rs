@@ -80,7 +80,7 @@ where
                         request_id: &request_id,
                         notify: Some(&tx),
                     };
-                    let answer = server.handle_frame(&bytes, exchange).await;
+                    let mut answer = server.handle_frame(&bytes, exchange).await;
                     if answer.outcome != Outcome::Silent {
                         let mut note = Note {
                             transport: Some(access::Transport::McpStdio),

@@ -173,7 +173,7 @@ async fn post<Ctx: Send + Sync + 'static>(
         request_id: &request_id,
         notify: None,
     };
-    let answer = server.handle_incoming(incoming, exchange).await;
+    let mut answer = server.handle_incoming(incoming, exchange).await;
     access::note(&req, |note| answer.note(note));
     let Some(frame) = answer.frame else {
         return HttpResponse::Accepted().finish();
@@ -219,7 +219,7 @@ fn stream<Ctx: Send + Sync + 'static>(
             request_id: &request_id,
             notify: Some(&tx),
         };
-        let answer = server.handle_incoming(incoming, exchange).await;
+        let mut answer = server.handle_incoming(incoming, exchange).await;
         later.note(|note| answer.note(note));
         drop(later);
         if let Some(frame) = answer.frame {
