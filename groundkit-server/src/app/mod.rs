@@ -34,7 +34,7 @@ pub fn build<Ctx: Send + Sync + 'static>(
         .app_data(web::Data::new(state.hosts.clone()))
         // `/mcp` first: no tool may claim its path, so the order changes no match, and an MCP
         // request is then routed without trying every REST route's pattern.
-        .configure(|cfg| mcp::http::configure(&state, cfg))
+        .configure(|cfg| mcp::http::configure_behind_guard(&state, cfg))
         .configure(|cfg| rest::configure(&state, cfg))
         .default_service(web::to(route_not_found))
         .wrap(from_fn(host_guard))

@@ -1,16 +1,19 @@
-//! The method table: one jsonrpsee [`RpcModule`] holding every MCP method this server answers.
+//! The method table: one jsonrpsee [`Methods`] table holding every MCP method this server
+//! answers.
 //!
 //! The table sees a [`Call`] (named params, revision, peer, request id, progress sink) in the
 //! per-call [`Extensions`] (the [`bridge`](super::bridge) puts it there); the framing layer in
 //! [`super::server`] decides everything about ids, eras and transports before a method runs.
-//! Methods return `Result<Value, ErrorObjectOwned>`; nothing here formats a frame.
+//! Methods return `Result<Value, ErrorObjectOwned>`, except `tools/call`, whose answer is
+//! written whole by [`tools::success`] or [`tools::failure`] and left in [`Call::result`].
 
 use std::sync::Arc;
 
+use futures_util::FutureExt;
 use groundkit_core::Error;
 use groundkit_core::progress::{self, ProgressSink};
 use jsonrpsee::RpcModule;
-use jsonrpsee::core::server::{Extensions, Methods};
+use jsonrpsee::core::server::{AsyncMethod, Extensions, MethodCallback, MethodResponse, Methods};
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -132,8 +135,8 @@ fn call_of(ext: &Extensions) -> Result<Arc<Call>, ErrorObjectOwned> {
 
 /// Build the table for `state`.
 pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
-    let mut module = RpcModule::from_arc(state);
-    let registered = [
+    let mut module = RpcModule::from_arc(Arc::clone(&state));
+    let mut registered = vec![
         module
             .register_async_method("initialize", |_, state, ext| async move {
                 let call = call_of(&ext)?;
@@ -164,24 +167,41 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             })
             .map(|_| ()),
         module
-            .register_async_method("tools/call", |_, state, ext| async move {
-                let call = call_of(&ext)?;
-                tools_call(&state, call.params(), &call).await
-            })
-            .map(|_| ()),
-        module
             .register_async_method("server/discover", |_, state, _| async move {
                 RpcResult::Ok(discover(&state))
             })
             .map(|_| ()),
     ];
+    let mut methods: Methods = module.into();
+    // tools/call answers through the call's result slot (see `Call::result`), so it is
+    // registered as a bare callback: through `register_async_method`, the table would also
+    // write a response frame of its own for every call, only for it to be dropped.
+    let call_tool: AsyncMethod<'static> = Arc::new(move |id, _, _, _, ext| {
+        let state = Arc::clone(&state);
+        async move {
+            let answered = match call_of(&ext) {
+                Ok(call) => tools_call(&state, call.params(), &call).await,
+                Err(error) => Err(error),
+            };
+            match answered {
+                Ok(()) => MethodResponse::notification(),
+                Err(error) => MethodResponse::error(id, error),
+            }
+        }
+        .boxed()
+    });
+    registered.push(
+        methods
+            .verify_and_insert("tools/call", MethodCallback::Async(call_tool))
+            .map(|_| ()),
+    );
     for result in registered {
         if let Err(err) = result {
             // The names above are distinct literals; a clash is a programming error.
             unreachable!("MCP method table: {err}");
         }
     }
-    module.into()
+    methods
 }
 
 /// What this server can do, as advertised: tools only (no logging, prompts or resources, so
@@ -251,7 +271,7 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     state: &AppState<Ctx>,
     mut params: Map<String, Value>,
     call: &Call,
-) -> RpcResult {
+) -> Result<(), ErrorObjectOwned> {
     let name = match params.get("name") {
         Some(Value::String(name)) => name.clone(),
         _ => return Err(invalid_params("Invalid params: name must be a string")),
@@ -303,5 +323,5 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         }
     };
     call.result.put(result);
-    Ok(Value::Null)
+    Ok(())
 }

@@ -2,12 +2,13 @@
 //! before any body is read, and the bind guard of the real binary.
 
 use std::io::Write;
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use groundkit_server::Limits;
 use groundkit_server::guard::HostPolicy;
+use groundkit_server::{Limits, mcp};
 
 use super::support::{
     Server, hello_bin, hello_state, initialize_frame, raw, read_response, request,
@@ -346,4 +347,45 @@ fn the_binary_refuses_non_loopback_binds_without_allow_remote_access() {
         assert!(stderr.contains("--allow-remote-access"), "{host}: {stderr}");
         assert!(started.elapsed() < Duration::from_secs(10));
     }
+}
+
+#[test]
+fn mcp_mounted_alone_in_an_app_without_a_guard_checks_host_and_origin_itself() {
+    // A library user's own app: `/mcp` and nothing else, no app-wide Host/Origin guard.
+    let state = Arc::new(hello_state(Limits::default()));
+    let (sent, bound) = mpsc::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let server = actix_web::HttpServer::new(move || {
+                actix_web::App::new().configure(|cfg| mcp::http::configure(&state, cfg))
+            })
+            .workers(1)
+            .bind(("127.0.0.1", 0))
+            .expect("bind");
+            sent.send(server.addrs()[0]).expect("send the address");
+            server.run().await
+        })
+    });
+    let addr: SocketAddr = bound.recv_timeout(Duration::from_secs(30)).expect("bound");
+    let good = format!("127.0.0.1:{}", addr.port());
+    let body = initialize_frame(1, "2025-11-25");
+    let post = |headers: &[(&str, &str)]| {
+        let mut all = vec![
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        all.extend_from_slice(headers);
+        let response = request(addr, "POST", "/mcp", &all, body.as_bytes());
+        let kind = response.json()["kind"].as_str().map(str::to_owned);
+        (response.status, kind)
+    };
+    assert_eq!(
+        post(&[("Host", "evil.example")]),
+        (403, Some("forbidden_host".to_owned()))
+    );
+    assert_eq!(
+        post(&[("Host", &good), ("Origin", "http://evil.example")]),
+        (403, Some("forbidden_origin".to_owned()))
+    );
+    assert_eq!(post(&[("Host", &good)]).0, 200);
 }

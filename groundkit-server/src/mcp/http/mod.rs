@@ -1,9 +1,9 @@
 //! Streamable HTTP at `/mcp`, in the same actix app and port as REST.
 //!
 //! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
-//! and before anything is allocated for the request: Host and Origin again (the resource wraps
-//! itself in [`host_guard`], so it stays safe when mounted in an app
-//! without one), `Accept` (406 unless it allows `application/json` or `text/event-stream`),
+//! and before anything is allocated for the request: Host and Origin (mounted by [`configure`],
+//! the resource wraps itself in [`host_guard`], so it stays safe in an app without one; the
+//! service's own app guards every route already and mounts it unwrapped), `Accept` (406 unless it allows `application/json` or `text/event-stream`),
 //! `Content-Type` (415 unless JSON), the declared length (413), then the body, read up to
 //! [`Limits::max_body_bytes`](crate::Limits::max_body_bytes) and no further.
 //!
@@ -26,7 +26,7 @@ pub mod headers;
 use std::sync::Arc;
 
 use actix_web::http::header::{CACHE_CONTROL, HeaderName};
-use actix_web::middleware::from_fn;
+use actix_web::middleware::{Condition, from_fn};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
 use groundkit_core::Error;
@@ -60,10 +60,28 @@ const SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
 #[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
 static RESERVED_MCP: &str = PATH;
 
-/// Mount `/mcp` for `state`.
+/// Mount `/mcp` for `state`, behind its own Host/Origin guard ([`host_guard`] with
+/// `state.hosts`), so it is safe in an app that has none.
 pub fn configure<Ctx: Send + Sync + 'static>(
     state: &Arc<AppState<Ctx>>,
     cfg: &mut web::ServiceConfig,
+) {
+    mount(state, cfg, true);
+}
+
+/// Mount `/mcp` for `state` without a guard of its own: for [`crate::app::build`], whose
+/// app-wide [`host_guard`] has already checked every request with the same `state.hosts`.
+pub(crate) fn configure_behind_guard<Ctx: Send + Sync + 'static>(
+    state: &Arc<AppState<Ctx>>,
+    cfg: &mut web::ServiceConfig,
+) {
+    mount(state, cfg, false);
+}
+
+fn mount<Ctx: Send + Sync + 'static>(
+    state: &Arc<AppState<Ctx>>,
+    cfg: &mut web::ServiceConfig,
+    guarded: bool,
 ) {
     let server = Arc::new(McpServer::new(Arc::clone(state)));
     let post_server = Arc::clone(&server);
@@ -71,7 +89,7 @@ pub fn configure<Ctx: Send + Sync + 'static>(
         web::resource(PATH)
             .name("mcp")
             .app_data(web::Data::new(state.hosts.clone()))
-            .wrap(from_fn(host_guard))
+            .wrap(Condition::new(guarded, from_fn(host_guard)))
             .wrap(from_fn(access::tagged(access::Transport::McpHttp)))
             .route(web::post().to(move |req: HttpRequest, body: web::Payload| {
                 post(Arc::clone(&post_server), req, body)
