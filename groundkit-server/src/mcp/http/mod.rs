@@ -3,8 +3,9 @@
 //! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
 //! and before anything is allocated for the request: Host and Origin (mounted by [`configure`],
 //! the resource wraps itself in [`host_guard`], so it stays safe in an app without one; the
-//! service's own app guards every route already and mounts it unwrapped), `Accept` (406 unless it allows `application/json` or `text/event-stream`),
-//! `Content-Type` (415 unless JSON), the declared length (413), then the body, read up to
+//! service's own app guards every route already and mounts it unwrapped), `Accept` (406 unless
+//! it allows `application/json` or `text/event-stream`), `Content-Type` (415 unless JSON), the
+//! declared length (413), then the body, read up to
 //! [`Limits::max_body_bytes`](crate::Limits::max_body_bytes) and no further.
 //!
 //! Answers: a response frame as `application/json`, or as `text/event-stream` when the client
