@@ -17,7 +17,7 @@ use crate::retrieval::embed::{Embedder, Role, normalize};
 use crate::retrieval::fusion::{
     DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion,
 };
-use crate::retrieval::lexical::{Fields, LexicalIndex, top_k};
+use crate::retrieval::lexical::{Fields, LexicalIndex, RESCORED, bounded_top_k, top_k};
 use crate::retrieval::model::{
     Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
     SearchResponse, SourceClass,
@@ -251,13 +251,14 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The BM25 query of `text`: a disjunction of the analysed terms, one clause per distinct term.
-pub fn build_query(fields: &Fields, text: &str) -> (Option<Box<dyn Query>>, u32) {
-    let term_queries: Vec<Box<dyn Query>> = query_terms(text)
-        .into_iter()
+/// The BM25 query of the distinct analysed terms of a query ([`query_terms`]): a disjunction, one
+/// clause per term, with their number.
+fn build_query(fields: &Fields, terms: &[String]) -> (Option<Box<dyn Query>>, u32) {
+    let term_queries: Vec<Box<dyn Query>> = terms
+        .iter()
         .map(|t| {
             Box::new(TermQuery::new(
-                Term::from_field_text(fields.content, &t),
+                Term::from_field_text(fields.content, t),
                 IndexRecordOption::WithFreqs,
             )) as Box<dyn Query>
         })
@@ -295,13 +296,29 @@ pub fn prunes(chunks: u64, terms: u32) -> bool {
         .is_some_and(|&(_, most)| terms <= most)
 }
 
-/// The top `limit` chunk hits of `text`.
+/// The top `limit` chunk hits of `text`: bounded by the generation's champion lists when it has
+/// them and the query has a term with one ([`bounded_top_k`]), exact otherwise.
 pub fn lexical_hits(
     index: &LexicalIndex,
     text: &str,
     limit: usize,
 ) -> Result<(Vec<(Score, DocAddress)>, u32), Error> {
-    let (query, count) = build_query(&index.fields, text);
+    let failed = |err| Error::storage("lexical search failed", err);
+    let terms = query_terms(text);
+    if let Some(champions) = &index.champions
+        && let Some(hits) = bounded_top_k(
+            &index.searcher,
+            index.fields.content,
+            champions,
+            &terms,
+            limit,
+            RESCORED,
+        )
+        .map_err(failed)?
+    {
+        return Ok((hits, terms.len() as u32));
+    }
+    let (query, count) = build_query(&index.fields, &terms);
     let Some(query) = query else {
         return Ok((Vec::new(), 0));
     };
@@ -313,7 +330,7 @@ pub fn lexical_hits(
             .tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score);
         index.searcher.search(&query, &every)
     }
-    .map_err(|err| Error::storage("lexical search failed", err))?;
+    .map_err(failed)?;
     Ok((hits, count))
 }
 

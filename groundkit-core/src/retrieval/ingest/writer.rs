@@ -16,7 +16,7 @@ use crate::retrieval::embed::Embedder;
 use crate::retrieval::ingest::ledger::Ledger;
 use crate::retrieval::ingest::{IngestFailure, IngestOptions, IngestSummary};
 use crate::retrieval::lexical::{
-    ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations,
+    ChunkDoc, GenerationBuilder, WriterConfig, champions, remove_other_generations,
 };
 use crate::retrieval::model::SourceClass;
 use crate::retrieval::store;
@@ -69,6 +69,8 @@ pub(super) struct Writer<'a> {
     previous_vectors: Option<Vectors>,
     /// The fewest vectors for which the new generation gets a graph.
     graph_min_vectors: usize,
+    /// The length of the new generation's champion lists; 0 writes none.
+    lexical_bound: u32,
     /// What this run has seen and written (on disk: it grows with the corpus).
     pub(super) ledger: Ledger,
     pub(super) summary: IngestSummary,
@@ -127,6 +129,11 @@ impl<'a> Writer<'a> {
             (Some(_), None) => true,
             (None, None) => false,
         };
+        // So does a change of the champion lists' bound (or asking for them, or for none).
+        let bound_change = base_generation > 0
+            && !rebuild
+            && champions::bound_in(&paths.generation_dir(base_generation))?
+                != (options.lexical_bound > 0).then_some(options.lexical_bound);
         let now_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
@@ -142,11 +149,12 @@ impl<'a> Writer<'a> {
             embedder,
             previous_vectors,
             graph_min_vectors: options.graph_min_vectors,
+            lexical_bound: options.lexical_bound,
             ledger: Ledger::new()?,
             summary: IngestSummary::empty(&paths.name, base_generation),
             now_unix,
         };
-        if rebuild || vectors_change {
+        if rebuild || vectors_change || bound_change {
             writer.builder()?;
             writer.conn()?;
         }

@@ -225,8 +225,8 @@ impl GenerationBuilder {
 
 /// Populates `to` with hard links of `from`'s tantivy files (copies where linking fails). Tantivy
 /// never rewrites a file in place (`meta.json` is replaced by rename), so the base generation is
-/// unaffected by anything done to the copy. Locks and the generation's vectors and graph are not
-/// linked: each generation writes its own, as new files.
+/// unaffected by anything done to the copy. Locks and the generation's vectors, graph and champion
+/// lists are not linked: each generation writes its own, as new files.
 fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
     let entries = fs::read_dir(from).map_err(io_err("cannot read the previous generation"))?;
     for entry in entries {
@@ -236,6 +236,7 @@ fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
             n.ends_with(".lock")
                 || n == super::VECTORS_FILE_NAME
                 || n == super::VECTOR_GRAPH_FILE_NAME
+                || n == super::champions::FILE_NAME
         }) {
             continue;
         }

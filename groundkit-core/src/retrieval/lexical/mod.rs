@@ -1,5 +1,7 @@
 //! The per-generation tantivy BM25 index: its schema and settings, opening a published
-//! generation for reading (`published`), and its pruned top-k over all segments (`top`).
+//! generation for reading (`published`), its pruned top-k over all segments (`top`), and the
+//! champion lists that bound a search's reads where an ingest wrote them (`champions`, read by
+//! `bounded`).
 //! Building the next generation is `build`, with the `ingest` feature.
 
 use tantivy::schema::{
@@ -13,15 +15,19 @@ use crate::Error;
 use crate::retrieval::analysis::{ANALYZER_NAME, english_analyzer};
 use crate::retrieval::collection::CollectionPaths;
 
+mod bounded;
 #[cfg(feature = "ingest")]
 mod build;
+pub mod champions;
 mod published;
 mod top;
 
+pub use bounded::{RESCORED, bounded_top_k};
 #[cfg(feature = "ingest")]
 pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
+use champions::Champions;
 use published::PublishedDirectory;
 pub use top::top_k;
 
@@ -125,6 +131,8 @@ pub struct LexicalIndex {
     pub searcher: Searcher,
     /// The schema's fields.
     pub fields: Fields,
+    /// The generation's champion lists, when its ingest wrote them: searches are then bounded.
+    pub champions: Option<Champions>,
     // Kept so the searcher's segments stay owned by a live reader.
     _reader: IndexReader,
 }
@@ -133,9 +141,10 @@ impl LexicalIndex {
     /// Opens generation `generation`, checking that its commit records that generation.
     pub fn open(paths: &CollectionPaths, generation: u64) -> Result<Self, Error> {
         let dir = paths.generation_dir(generation);
-        let index = PublishedDirectory::open(&dir)
-            .and_then(Index::open)
-            .map_err(tantivy_err("cannot open the lexical index"))?;
+        let directory =
+            PublishedDirectory::open(&dir).map_err(tantivy_err("cannot open the lexical index"))?;
+        let index =
+            Index::open(directory.clone()).map_err(tantivy_err("cannot open the lexical index"))?;
         let metas = index
             .load_metas()
             .map_err(tantivy_err("cannot read the lexical index"))?;
@@ -158,10 +167,29 @@ impl LexicalIndex {
             .try_into()
             .map_err(tantivy_err("cannot open the lexical index"))?;
         let searcher = reader.searcher();
+        let champions = open_champions(&directory, &searcher)?;
         Ok(Self {
             searcher,
             fields,
+            champions,
             _reader: reader,
         })
     }
+}
+
+/// The generation's champion lists, mapped, when it has them.
+fn open_champions(
+    directory: &PublishedDirectory,
+    searcher: &Searcher,
+) -> Result<Option<Champions>, Error> {
+    use tantivy::Directory;
+    use tantivy::directory::error::OpenReadError;
+    let bytes = match directory.open_read(std::path::Path::new(champions::FILE_NAME)) {
+        Ok(file) => file
+            .read_bytes()
+            .map_err(|err| Error::storage("cannot read the champion lists", err))?,
+        Err(OpenReadError::FileDoesNotExist(_)) => return Ok(None),
+        Err(err) => return Err(Error::storage("cannot read the champion lists", err)),
+    };
+    Champions::from_bytes(bytes, searcher).map(Some)
 }

@@ -16,34 +16,38 @@ use std::collections::BinaryHeap;
 use tantivy::query::{EnableScoring, Query};
 use tantivy::{DocAddress, Score, Searcher};
 
-/// One hit; greater is better: a higher score, or the same score at a lower address.
+/// A scored item; greater is better: a higher score, or the same score at a lower key (the
+/// ranking rule of a search, the key being a chunk's address or number).
 #[derive(Clone, Copy)]
-struct Hit {
-    score: Score,
-    address: DocAddress,
+pub(super) struct Ranked<K> {
+    pub(super) score: Score,
+    pub(super) key: K,
 }
 
-impl Ord for Hit {
+impl<K: Ord> Ord for Ranked<K> {
     fn cmp(&self, other: &Self) -> Ordering {
         self.score
             .total_cmp(&other.score)
-            .then_with(|| other.address.cmp(&self.address))
+            .then_with(|| other.key.cmp(&self.key))
     }
 }
 
-impl PartialOrd for Hit {
+impl<K: Ord> PartialOrd for Ranked<K> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl PartialEq for Hit {
+impl<K: Ord> PartialEq for Ranked<K> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
     }
 }
 
-impl Eq for Hit {}
+impl<K: Ord> Eq for Ranked<K> {}
+
+/// One hit.
+type Hit = Ranked<DocAddress>;
 
 /// The best `k` hits so far; the worst of them on top of the heap.
 struct Best {
@@ -107,9 +111,9 @@ fn top_k_in_order(
         let start = best.threshold();
         weight.for_each_pruning(start, reader, &mut |doc, score| {
             if alive.is_none_or(|bits| bits.is_alive(doc)) {
-                best.offer(Hit {
+                best.offer(Ranked {
                     score,
-                    address: DocAddress::new(segment, doc),
+                    key: DocAddress::new(segment, doc),
                 });
             }
             best.threshold()
@@ -117,39 +121,39 @@ fn top_k_in_order(
     }
     let mut hits: Vec<Hit> = best.heap.into_iter().map(|Reverse(hit)| hit).collect();
     hits.sort_unstable_by(|a, b| b.cmp(a));
-    Ok(hits.into_iter().map(|h| (h.score, h.address)).collect())
+    Ok(hits.into_iter().map(|h| (h.score, h.key)).collect())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use tantivy::collector::TopDocs;
     use tantivy::query::{BooleanQuery, Occur, TermQuery};
-    use tantivy::schema::{IndexRecordOption, STRING, Schema, TEXT};
+    use tantivy::schema::{Field, IndexRecordOption, STRING, Schema, TEXT};
     use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
     use super::*;
 
-    /// Segments of different sizes, deleted documents and many exact ties (repeated texts):
-    /// every query at every `k`, visiting the segments in any order, ranks exactly as tantivy's
-    /// own collector does.
-    #[test]
-    fn ranks_exactly_as_the_collector_does_across_segments_deletes_and_ties() -> tantivy::Result<()>
-    {
+    /// The words of [`segmented_index`].
+    pub(in crate::retrieval::lexical) const WORDS: [&str; 7] =
+        ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"];
+
+    /// Four segments of different sizes, every ninth document deleted, and many exact ties: the
+    /// same thirteen texts of one to six [`WORDS`] repeated in every segment. Returns the searcher
+    /// and the text field.
+    pub(in crate::retrieval::lexical) fn segmented_index() -> tantivy::Result<(Searcher, Field)> {
         let mut schema = Schema::builder();
         let id = schema.add_text_field("id", STRING);
         let body = schema.add_text_field("body", TEXT);
         let index = Index::create_in_ram(schema.build());
         let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000)?;
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
-        let words = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"];
         let mut n = 0u32;
         for segment_size in [40, 400, 13, 150] {
             for _ in 0..segment_size {
-                // Thirteen texts of 1-6 words, repeated in every segment: scores tie across
-                // segments, and the lower address must win.
+                // Scores tie across segments, and the lower address must win.
                 let m = (n % 13) as usize;
                 let text: Vec<&str> = (0..1 + m % 6)
-                    .map(|i| words[(m * 5 + i * i) % words.len()])
+                    .map(|i| WORDS[(m * 5 + i * i) % WORDS.len()])
                     .collect();
                 let mut doc = TantivyDocument::new();
                 doc.add_text(id, n.to_string());
@@ -165,7 +169,17 @@ mod tests {
         writer.commit()?;
         let searcher = index.reader()?.searcher();
         assert_eq!(searcher.segment_readers().len(), 4);
+        Ok((searcher, body))
+    }
 
+    /// Segments of different sizes, deleted documents and many exact ties (repeated texts):
+    /// every query at every `k`, visiting the segments in any order, ranks exactly as tantivy's
+    /// own collector does.
+    #[test]
+    fn ranks_exactly_as_the_collector_does_across_segments_deletes_and_ties() -> tantivy::Result<()>
+    {
+        let (searcher, body) = segmented_index()?;
+        let words = WORDS;
         let term = |w: &str| -> Box<dyn Query> {
             Box::new(TermQuery::new(
                 Term::from_field_text(body, w),
