@@ -402,6 +402,8 @@ impl Backend for ClusterBackend {
             )
             .is_ok(),
             dense_index: meta.embedding.as_ref().map(|_| DenseIndex::Hnsw),
+            // The cluster ranks over its whole postings.
+            lexical_bound: None,
             collection: name.to_owned(),
             document_count: meta.document_count,
             chunk_count: meta.chunk_count,

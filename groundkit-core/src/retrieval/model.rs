@@ -276,6 +276,12 @@ pub struct IndexStatus {
     /// has no vectors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dense_index: Option<DenseIndex>,
+    /// The bound of the champion lists of the generation this server has open: a `lexical`
+    /// search (and the lexical half of a `hybrid` one) reads at most this many postings per
+    /// query term, and may miss chunks an exact search would rank. Absent when lexical search is
+    /// exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical_bound: Option<u32>,
     /// The model this server reranks with when a search asks for `rerank: true`; absent when it
     /// has no reranker (such a search is refused with `reranker_not_configured`).
     #[serde(skip_serializing_if = "Option::is_none")]

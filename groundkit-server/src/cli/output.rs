@@ -103,6 +103,10 @@ pub(super) fn print_status(status: &IndexStatus) {
     println!("chunks           {}", status.chunk_count);
     println!("generation       {}", status.generation);
     println!("schema version   {}", status.schema_version);
+    match status.lexical_bound {
+        Some(bound) => println!("lexical search   bounded, {bound} postings per query term"),
+        None => println!("lexical search   exact"),
+    }
     println!(
         "dense search     {}",
         if status.dense_search_available {

@@ -120,6 +120,10 @@ fn changing_the_bound_makes_a_new_generation_and_no_bound_makes_search_exact_aga
     assert_eq!(ingest(&fx, "c", 0).generation, 3);
     assert_eq!(count(&fx), 10);
     assert!(!generation_dir(&fx, "c", 3).join("champions.bin").exists());
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
+    let status = retrieval::index_status(&open, &cache, None).expect("status");
+    assert_eq!(status.lexical_bound, None);
 }
 
 fn open_error(fx: &Fixture, collection: &str) -> groundkit_core::Error {

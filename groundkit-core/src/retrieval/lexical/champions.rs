@@ -3,7 +3,7 @@
 //!
 //! For every term in more than `bound` chunks, the file keeps the `bound` live chunks where that
 //! term alone scores highest (its BM25 score, as tantivy computes it), in chunk order, with those
-//! scores; rarer terms have none. The search that uses them is [`super::bounded`].
+//! scores; rarer terms have none. The search that uses them is [`super::bounded_top_k`].
 //!
 //! Layout of `champions.bin` (little endian): the magic `GKCHMP01`, the bound (u32), the number
 //! of segments (u32), and per segment its id (32 hex digits), `max_doc` and deleted-document
@@ -101,9 +101,17 @@ impl List<'_> {
         u32::from_le_bytes(self.docs[4 * i..4 * i + 4].try_into().expect("4 bytes"))
     }
 
+    /// The chunks and their scores from the `from`-th on.
     #[inline]
-    pub(crate) fn score(&self, i: usize) -> Score {
-        f32::from_le_bytes(self.scores[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+    pub(crate) fn entries_from(&self, from: usize) -> impl Iterator<Item = (u32, Score)> + '_ {
+        let docs = self.docs[4 * from..].chunks_exact(4);
+        let scores = self.scores[4 * from..].chunks_exact(4);
+        docs.zip(scores).map(|(doc, score)| {
+            (
+                u32::from_le_bytes(doc.try_into().expect("4 bytes")),
+                f32::from_le_bytes(score.try_into().expect("4 bytes")),
+            )
+        })
     }
 }
 
