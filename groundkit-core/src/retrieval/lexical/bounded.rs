@@ -410,4 +410,49 @@ mod tests {
         }
         Ok(())
     }
+
+    /// A query of more frequent terms than a candidate has bits for (64): those past the 64th
+    /// bring up no candidate but are still added to every candidate's score, which stays exact.
+    #[test]
+    fn terms_past_the_sixty_fourth_still_count_in_every_score() -> tantivy::Result<()> {
+        use tantivy::schema::{Schema, TEXT};
+        use tantivy::{Index, IndexWriter, TantivyDocument};
+        let mut schema = Schema::builder();
+        let body = schema.add_text_field("body", TEXT);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000)?;
+        let words: Vec<String> = (0..70).map(|w| format!("w{w}")).collect();
+        for d in 0..400usize {
+            // Each document holds a third of the words, some twice.
+            let text: Vec<&str> = (0..70)
+                .filter(|w| (d + w) % 3 == 0)
+                .flat_map(|w| std::iter::repeat_n(words[w].as_str(), 1 + (d * w) % 2))
+                .collect();
+            let mut doc = TantivyDocument::new();
+            doc.add_text(body, text.join(" "));
+            writer.add_document(doc)?;
+        }
+        writer.commit()?;
+        let searcher = index.reader()?.searcher();
+        let mut bytes = Vec::new();
+        let lists = champions::write(&searcher, body, 20, &mut bytes).expect("write");
+        assert_eq!(lists, 70);
+        let champions =
+            Champions::from_bytes(OwnedBytes::new(bytes), &searcher).expect("read back");
+        let all: Vec<&str> = words.iter().map(String::as_str).collect();
+        let exact_scores: HashMap<DocAddress, Score> = exact(&searcher, body, &all, 400)?
+            .into_iter()
+            .map(|(s, a)| (a, s))
+            .collect();
+        let got = bounded_top_k(&searcher, body, &champions, &words, 10, 50)?.expect("lists");
+        assert_eq!(got.len(), 10);
+        for (score, address) in got {
+            let exact = exact_scores[&address];
+            assert!(
+                (score - exact).abs() <= 1e-5 * exact,
+                "{address:?}: {score} {exact}"
+            );
+        }
+        Ok(())
+    }
 }
