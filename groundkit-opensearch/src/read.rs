@@ -333,6 +333,8 @@ impl Backend for ClusterBackend {
                 reranked: false,
                 rerank_model: None,
                 rerank_input_depth: None,
+                // The cluster ranks over its whole postings.
+                lexical_bound: None,
             },
         })
     }

@@ -214,6 +214,11 @@ pub struct SearchMetadata {
     /// How many candidates the reranker saw, when reranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rerank_input_depth: Option<u32>,
+    /// The bound of the champion lists the lexical ranking went through, when it did (a query
+    /// term was in more chunks than the bound): that ranking read at most this many postings per
+    /// term and may have missed chunks an exact search would rank. Absent when it was exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical_bound: Option<u32>,
 }
 
 /// Ranked chunks and how they were produced.

@@ -84,8 +84,24 @@ pub fn search(
             reranked: false,
             rerank_model: None,
             rerank_input_depth: None,
+            lexical_bound: match params.mode {
+                SearchMode::Dense => None,
+                SearchMode::Lexical | SearchMode::Hybrid => open
+                    .lexical()
+                    .and_then(|index| bounded_by(index, &params.query)),
+            },
         },
     })
+}
+
+/// The bound of the champion lists a lexical ranking of `text` goes through, if it does: when
+/// the generation has them and a term of `text` has one.
+fn bounded_by(index: &LexicalIndex, text: &str) -> Option<u32> {
+    let champions = index.champions.as_ref()?;
+    query_terms(text)
+        .iter()
+        .any(|term| champions.has_list(term.as_bytes()))
+        .then(|| champions.bound())
 }
 
 /// The parameters of hybrid ranking.

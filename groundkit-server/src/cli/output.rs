@@ -71,6 +71,9 @@ pub(super) fn print_search(response: &SearchResponse) {
     if let (true, Some(model), Some(depth)) = (m.reranked, &m.rerank_model, m.rerank_input_depth) {
         println!("reranked by {model} from the first {depth} results");
     }
+    if let Some(bound) = m.lexical_bound {
+        println!("lexical ranking bounded: at most {bound} postings per query term");
+    }
 }
 
 pub(super) fn print_fetch(response: &FetchChunkResponse) {

@@ -79,12 +79,16 @@ fn a_frequent_term_is_searched_through_its_champions_with_their_exact_scores() {
     );
     assert_eq!(bounded.results[0].document_id, "r10.txt");
     assert!(result(&bounded, "delta.txt").is_none());
+    assert_eq!(bounded.metadata.lexical_bound, Some(BOUND));
+    assert_eq!(exact.metadata.lexical_bound, None);
 
     // A term in no more chunks than the bound has no champion list: its whole postings are read.
     let exact = fx.search("exact", "bread", 10);
     let bounded = fx.search("bounded", "bread", 10);
     assert_eq!(ids_and_scores(&bounded), ids_and_scores(&exact));
     assert_eq!(bounded.results.len(), 1);
+    // ... and the response says the ranking was exact.
+    assert_eq!(bounded.metadata.lexical_bound, None);
 }
 
 #[test]
@@ -124,6 +128,7 @@ fn changing_the_bound_makes_a_new_generation_and_no_bound_makes_search_exact_aga
     let open = cache.acquire("c").expect("open");
     let status = retrieval::index_status(&open, &cache, None).expect("status");
     assert_eq!(status.lexical_bound, None);
+    assert_eq!(fx.search("c", "river", 10).metadata.lexical_bound, None);
 }
 
 fn open_error(fx: &Fixture, collection: &str) -> groundkit_core::Error {
@@ -184,6 +189,27 @@ fn the_cli_writes_champion_lists_when_asked_and_refuses_them_for_a_cluster() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(fx.search("c", "river", 10).results.len(), 4);
+    let search = run(&["search", "--collection", "c", "river"]);
+    let search = String::from_utf8_lossy(&search.stdout);
+    assert!(
+        search.contains("lexical ranking bounded: at most 4 postings per query term"),
+        "{search}"
+    );
+    let search = run(&["search", "--collection", "c", "bread"]);
+    let search = String::from_utf8_lossy(&search.stdout);
+    assert!(
+        search.contains("other.txt") && !search.contains("bounded"),
+        "{search}"
+    );
+    let status = run(&["status", "--collection", "c"]);
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("lexical search   bounded, 4 postings per query term"),
+        "{status}"
+    );
+    let status = run(&["status", "--collection", "c", "--json"]);
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).expect("JSON status");
+    assert_eq!(status["lexical_bound"], 4);
 
     let out = run(&[
         "ingest",

@@ -242,6 +242,11 @@ impl Champions {
         self.lists.is_empty()
     }
 
+    /// Whether the term whose bytes are `term` has a list.
+    pub fn has_list(&self, term: &[u8]) -> bool {
+        self.lists.contains_key(term)
+    }
+
     /// The list of the term whose bytes are `term`, with the term's document frequency.
     pub(crate) fn list(&self, term: &[u8]) -> Option<(u64, List<'_>)> {
         let stored = self.lists.get(term)?;
