@@ -23,8 +23,9 @@ use super::champions::{Bm25Stats, Champions, List};
 use super::top::Ranked;
 
 /// The fewest best candidates a search scores exactly. Chosen on SciFact's training queries
-/// hidden among 500k and 5M synthetic chunks: 300 gained 0.006-0.02 nDCG@10 over 100 for
-/// 0.1-0.3 ms (`bench/README.md`, "Bounded lexical search").
+/// hidden among 500k and 5M synthetic chunks: 300 gained 0.0006-0.019 nDCG@10 over 100 (the
+/// most where the bound was smallest against the collection) for 0.1-0.3 ms
+/// (`bench/README.md`, "Bounded lexical search").
 pub const RESCORED: usize = 300;
 
 /// Chunk numbers are accumulated in windows of this many.
