@@ -108,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for (_, text, terms) in &queries {
                 let one = Instant::now();
                 let hits = match way {
-                    None => exact(text)?.0,
+                    None => exact(text)?.hits,
                     Some((b, depth)) => {
                         match bounded_top_k(
                             &index.searcher,
@@ -119,7 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             *depth,
                         )? {
                             Some(hits) => hits,
-                            None => exact(text)?.0,
+                            None => exact(text)?.hits,
                         }
                     }
                 };

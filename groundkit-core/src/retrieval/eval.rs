@@ -131,7 +131,7 @@ pub fn ranked_documents(
     };
     let mut limit = depth * 2;
     loop {
-        let (hits, _) = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion)?;
+        let hits = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion)?.hits;
         let mut seen = HashSet::new();
         let mut docs = Vec::with_capacity(depth);
         for (_, address) in &hits {

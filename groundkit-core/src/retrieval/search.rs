@@ -57,7 +57,7 @@ pub fn search(
     embedder: Option<&dyn Embedder>,
 ) -> Result<SearchResponse, Error> {
     validate_params(params)?;
-    let (hits, query_terms) = ranked_hits(
+    let ranked = ranked_hits(
         open,
         &params.query,
         params.top_k as usize,
@@ -66,7 +66,8 @@ pub fn search(
         Fusion::default(),
     )?;
     let results = match open.lexical() {
-        Some(index) => hits
+        Some(index) => ranked
+            .hits
             .into_iter()
             .enumerate()
             .map(|(i, (score, address))| load_result(index, address, score, i as u32 + 1))
@@ -80,28 +81,24 @@ pub fn search(
             mode: params.mode,
             generation: open.generation(),
             top_k: params.top_k,
-            query_terms,
+            query_terms: ranked.query_terms,
             reranked: false,
             rerank_model: None,
             rerank_input_depth: None,
-            lexical_bound: match params.mode {
-                SearchMode::Dense => None,
-                SearchMode::Lexical | SearchMode::Hybrid => open
-                    .lexical()
-                    .and_then(|index| bounded_by(index, &params.query)),
-            },
+            lexical_bound: ranked.lexical_bound,
         },
     })
 }
 
-/// The bound of the champion lists a lexical ranking of `text` goes through, if it does: when
-/// the generation has them and a term of `text` has one.
-fn bounded_by(index: &LexicalIndex, text: &str) -> Option<u32> {
-    let champions = index.champions.as_ref()?;
-    query_terms(text)
-        .iter()
-        .any(|term| champions.has_list(term.as_bytes()))
-        .then(|| champions.bound())
+/// The best chunks of a ranking, best first, and how it was made.
+#[derive(Debug, Clone, Default)]
+pub struct RankedHits {
+    /// The chunks, with their scores.
+    pub hits: Vec<(Score, DocAddress)>,
+    /// The number of analysed query terms (0 in `dense` mode).
+    pub query_terms: u32,
+    /// The bound of the champion lists the lexical ranking went through, when it did.
+    pub lexical_bound: Option<u32>,
 }
 
 /// The parameters of hybrid ranking.
@@ -151,8 +148,7 @@ impl Default for Fusion {
     }
 }
 
-/// The best `limit` chunks for `query` in `mode`, best first, with the number of analysed query
-/// terms (0 in `dense` mode).
+/// The best `limit` chunks for `query` in `mode`, best first.
 pub fn ranked_hits(
     open: &OpenCollection,
     query: &str,
@@ -160,22 +156,27 @@ pub fn ranked_hits(
     mode: SearchMode,
     embedder: Option<&dyn Embedder>,
     fusion: Fusion,
-) -> Result<(Vec<(Score, DocAddress)>, u32), Error> {
+) -> Result<RankedHits, Error> {
     let Some(index) = open.lexical() else {
         // Nothing ingested yet: nothing to rank, in any mode.
-        return Ok((Vec::new(), 0));
+        return Ok(RankedHits::default());
     };
     match mode {
         SearchMode::Lexical => lexical_hits(index, query, limit),
-        SearchMode::Dense => Ok((dense_hits(open, query, limit, embedder)?, 0)),
+        SearchMode::Dense => Ok(RankedHits {
+            hits: dense_hits(open, query, limit, embedder)?,
+            ..RankedHits::default()
+        }),
         SearchMode::Hybrid => {
             let (lexical_depth, dense_depth) = fusion.depths(limit);
             let dense = dense_hits(open, query, dense_depth, embedder)?;
-            let (lexical, terms) = lexical_hits(index, query, lexical_depth)?;
-            let lexical: Vec<DocAddress> = lexical.into_iter().map(|(_, a)| a).collect();
+            let lexical = lexical_hits(index, query, lexical_depth)?;
+            let addresses: Vec<DocAddress> = lexical.hits.iter().map(|&(_, a)| a).collect();
             let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
-            let fused = fusion.fuse(&lexical, &dense, limit);
-            Ok((fused, terms))
+            Ok(RankedHits {
+                hits: fusion.fuse(&addresses, &dense, limit),
+                ..lexical
+            })
         }
     }
 }
@@ -268,8 +269,8 @@ pub fn query_terms(text: &str) -> Vec<String> {
 }
 
 /// The BM25 query of the distinct analysed terms of a query ([`query_terms`]): a disjunction, one
-/// clause per term, with their number.
-fn build_query(fields: &Fields, terms: &[String]) -> (Option<Box<dyn Query>>, u32) {
+/// clause per term; `None` without terms.
+fn build_query(fields: &Fields, terms: &[String]) -> Option<Box<dyn Query>> {
     let term_queries: Vec<Box<dyn Query>> = terms
         .iter()
         .map(|t| {
@@ -279,8 +280,7 @@ fn build_query(fields: &Fields, terms: &[String]) -> (Option<Box<dyn Query>>, u3
             )) as Box<dyn Query>
         })
         .collect();
-    let count = term_queries.len() as u32;
-    let query: Option<Box<dyn Query>> = match term_queries.len() {
+    match term_queries.len() {
         0 => None,
         1 => term_queries.into_iter().next(),
         _ => Some(Box::new(BooleanQuery::new(
@@ -289,8 +289,7 @@ fn build_query(fields: &Fields, terms: &[String]) -> (Option<Box<dyn Query>>, u3
                 .map(|q| (Occur::Should, q))
                 .collect(),
         ))),
-    };
-    (query, count)
+    }
 }
 
 /// Which queries prune with block-max WAND ([`top_k`]) instead of scoring their whole term union:
@@ -314,13 +313,10 @@ pub fn prunes(chunks: u64, terms: u32) -> bool {
 
 /// The top `limit` chunk hits of `text`: bounded by the generation's champion lists when it has
 /// them and the query has a term with one ([`bounded_top_k`]), exact otherwise.
-pub fn lexical_hits(
-    index: &LexicalIndex,
-    text: &str,
-    limit: usize,
-) -> Result<(Vec<(Score, DocAddress)>, u32), Error> {
+pub fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<RankedHits, Error> {
     let failed = |err| Error::storage("lexical search failed", err);
     let terms = query_terms(text);
+    let query_terms = terms.len() as u32;
     if let Some(champions) = &index.champions
         && let Some(hits) = bounded_top_k(
             &index.searcher,
@@ -332,13 +328,16 @@ pub fn lexical_hits(
         )
         .map_err(failed)?
     {
-        return Ok((hits, terms.len() as u32));
+        return Ok(RankedHits {
+            hits,
+            query_terms,
+            lexical_bound: Some(champions.bound()),
+        });
     }
-    let (query, count) = build_query(&index.fields, &terms);
-    let Some(query) = query else {
-        return Ok((Vec::new(), 0));
+    let Some(query) = build_query(&index.fields, &terms) else {
+        return Ok(RankedHits::default());
     };
-    let hits = if prunes(index.searcher.num_docs(), count) {
+    let hits = if prunes(index.searcher.num_docs(), query_terms) {
         top_k(&index.searcher, query.as_ref(), limit)
     } else {
         // Score every matching chunk: no block-max pruning.
@@ -347,7 +346,11 @@ pub fn lexical_hits(
         index.searcher.search(&query, &every)
     }
     .map_err(failed)?;
-    Ok((hits, count))
+    Ok(RankedHits {
+        hits,
+        query_terms,
+        lexical_bound: None,
+    })
 }
 
 fn text_field(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {

@@ -5,10 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use groundkit_core::retrieval::{
-    self, IngestOptions, NoProgress, OpenCollection, RetrievalResult, SearchResponse,
+    self, IngestOptions, NoProgress, OpenCollection, RetrievalResult, SearchMode, SearchParams,
+    SearchResponse,
 };
 
 use super::Fixture;
+use crate::embed::minilm;
 
 const BOUND: u32 = 4;
 
@@ -129,6 +131,33 @@ fn changing_the_bound_makes_a_new_generation_and_no_bound_makes_search_exact_aga
     let status = retrieval::index_status(&open, &cache, None).expect("status");
     assert_eq!(status.lexical_bound, None);
     assert_eq!(fx.search("c", "river", 10).metadata.lexical_bound, None);
+}
+
+#[test]
+fn a_hybrid_ranking_says_its_lexical_half_was_bounded_and_a_dense_one_does_not() {
+    let fx = Fixture::new();
+    write_notes(&fx);
+    let mut options: IngestOptions = fx.options("c", &[&fx.base]);
+    options.lexical_bound = BOUND;
+    let embedder = minilm();
+    options.embedder = Some(embedder.clone());
+    retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    let cache = fx.cache();
+    let open = cache.acquire("c").expect("open");
+    let bound_of = |query: &str, mode| {
+        let params = SearchParams {
+            query: query.to_owned(),
+            top_k: 10,
+            mode,
+        };
+        retrieval::search(&open, &params, Some(embedder.as_ref()))
+            .expect("search")
+            .metadata
+            .lexical_bound
+    };
+    assert_eq!(bound_of("river", SearchMode::Hybrid), Some(BOUND));
+    assert_eq!(bound_of("bread", SearchMode::Hybrid), None);
+    assert_eq!(bound_of("river", SearchMode::Dense), None);
 }
 
 fn open_error(fx: &Fixture, collection: &str) -> groundkit_core::Error {

@@ -185,16 +185,16 @@ fn whole_postings(
     let mut per_segment = Vec::new();
     let mut doc_freq = 0u64;
     for segment in searcher.segment_readers() {
-        let info = segment.inverted_index(field)?.get_term_info(term)?;
+        let inverted = segment.inverted_index(field)?;
+        let info = inverted.get_term_info(term)?;
         doc_freq += info.as_ref().map_or(0, |i| u64::from(i.doc_freq));
-        per_segment.push(info);
+        per_segment.push((inverted, info));
     }
     let weight = stats.weight(doc_freq);
     let mut postings = Vec::with_capacity(doc_freq as usize);
     let mut base = 0u32;
-    for (segment, info) in searcher.segment_readers().iter().zip(per_segment) {
+    for (segment, (inverted, info)) in searcher.segment_readers().iter().zip(per_segment) {
         if let Some(info) = info {
-            let inverted = segment.inverted_index(field)?;
             let fieldnorms = segment.get_fieldnorms_reader(field)?;
             let alive = segment.alive_bitset();
             let mut list =

@@ -232,21 +232,6 @@ impl Champions {
         self.bound
     }
 
-    /// How many terms have a list.
-    pub fn len(&self) -> usize {
-        self.lists.len()
-    }
-
-    /// Whether no term has a list (no term is in more than `bound` chunks).
-    pub fn is_empty(&self) -> bool {
-        self.lists.is_empty()
-    }
-
-    /// Whether the term whose bytes are `term` has a list.
-    pub fn has_list(&self, term: &[u8]) -> bool {
-        self.lists.contains_key(term)
-    }
-
     /// The list of the term whose bytes are `term`, with the term's document frequency.
     pub(crate) fn list(&self, term: &[u8]) -> Option<(u64, List<'_>)> {
         let stored = self.lists.get(term)?;
