@@ -31,6 +31,25 @@ export function corpus() {
   return { base, index, grkArgs, drift: join(base, "drift.txt") };
 }
 
+/**
+ * Two notes holding "river" ingested as collection `rivers` with `--lexical-bound 1`: a search
+ * for "river" goes through its champion list, and its answers carry `lexical_bound`.
+ */
+export function boundedCorpus() {
+  const root = mkdtempSync(join(tmpdir(), "grk-node-bounded-"));
+  const base = join(root, "corpus");
+  const index = join(root, "index");
+  mkdirSync(base);
+  writeFileSync(join(base, "delta.md"), "The river meets the sea at its delta.\n");
+  writeFileSync(join(base, "source.md"), "The river river starts as a spring in the hills.\n");
+  execFileSync(
+    GRK,
+    ["--index-dir", index, "--base-dir", base, "ingest", "--collection", "rivers", "--lexical-bound", "1", base],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  return { grkArgs: ["--index-dir", index, "--base-dir", base] };
+}
+
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
   return new Promise((resolve, reject) => {
