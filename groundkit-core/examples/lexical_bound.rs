@@ -9,7 +9,7 @@
 //! differs). Used by `bench/README.md` ("Bounded lexical search"); run it with `--release`.
 //!
 //! `lexical_bound INDEX_DIR COLLECTION QUERIES_JSONL QRELS_TSV BOUNDS RESCORED [ROUNDS]`
-//! (BOUNDS and RESCORED are comma-separated lists).
+//! (BOUNDS and RESCORED are comma-separated lists; an empty BOUNDS times the exact search alone).
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -25,8 +25,12 @@ use tantivy::{DocAddress, Score, TantivyDocument};
 
 type Hits = Vec<(Score, DocAddress)>;
 
+/// A comma-separated list; empty when `arg` is.
 fn list(arg: &str) -> Result<Vec<usize>, std::num::ParseIntError> {
-    arg.split(',').map(str::parse).collect()
+    arg.split(',')
+        .filter(|a| !a.is_empty())
+        .map(str::parse)
+        .collect()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
