@@ -5,11 +5,9 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::hash::Hash;
 
-use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::schema::Value;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocAddress, DocId, Score, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocAddress, Score, TantivyDocument};
 
 use crate::Error;
 use crate::retrieval::analysis::{english_analyzer, terms};
@@ -17,7 +15,7 @@ use crate::retrieval::embed::{Embedder, Role, normalize};
 use crate::retrieval::fusion::{
     DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion,
 };
-use crate::retrieval::lexical::{Fields, LexicalIndex, RESCORED, bounded_top_k, top_k};
+use crate::retrieval::lexical::{LexicalIndex, RESCORED, bounded_top_k, top_k};
 use crate::retrieval::model::{
     Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
     SearchResponse, SourceClass,
@@ -268,51 +266,8 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The BM25 query of the distinct analysed terms of a query ([`query_terms`]): a disjunction, one
-/// clause per term; `None` without terms.
-fn build_query(fields: &Fields, terms: &[String]) -> Option<Box<dyn Query>> {
-    let term_queries: Vec<Box<dyn Query>> = terms
-        .iter()
-        .map(|t| {
-            Box::new(TermQuery::new(
-                Term::from_field_text(fields.content, t),
-                IndexRecordOption::WithFreqs,
-            )) as Box<dyn Query>
-        })
-        .collect();
-    match term_queries.len() {
-        0 => None,
-        1 => term_queries.into_iter().next(),
-        _ => Some(Box::new(BooleanQuery::new(
-            term_queries
-                .into_iter()
-                .map(|q| (Occur::Should, q))
-                .collect(),
-        ))),
-    }
-}
-
-/// Which queries prune with block-max WAND ([`top_k`]) instead of scoring their whole term union:
-/// entries of (collection size in chunks, up to; the most query terms that prune at that size).
-/// Each term a query adds is another posting list pruning must keep ordered, while scoring every
-/// match costs about the same per posting whatever the query; so pruning wins for short queries,
-/// and for longer ones the larger the collection. Chosen on SciFact's 809 training queries over
-/// the bursty synthetic corpora of `bench/README.md` ("Growth", with
-/// `examples/lexical_pruning.rs`): pruning was the faster way up to 4 terms at 5k and 50k chunks,
-/// 6 at 500k and 8 at 5M, and the slower one past them. Nothing past 5M chunks has been measured,
-/// so the last row holds there.
-pub const PRUNED_QUERY_TERMS: [(u64, u32); 3] = [(200_000, 4), (2_000_000, 6), (u64::MAX, 8)];
-
-/// Whether a query of `terms` terms over `chunks` chunks prunes (see [`PRUNED_QUERY_TERMS`]).
-pub fn prunes(chunks: u64, terms: u32) -> bool {
-    PRUNED_QUERY_TERMS
-        .iter()
-        .find(|&&(up_to, _)| chunks <= up_to)
-        .is_some_and(|&(_, most)| terms <= most)
-}
-
 /// The top `limit` chunk hits of `text`: bounded by the generation's champion lists when it has
-/// them and the query has a term with one ([`bounded_top_k`]), exact otherwise.
+/// them and the query has a term with one ([`bounded_top_k`]), exact otherwise ([`top_k`]).
 pub fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<RankedHits, Error> {
     let failed = |err| Error::storage("lexical search failed", err);
     let terms = query_terms(text);
@@ -334,17 +289,13 @@ pub fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<Ra
             lexical_bound: Some(champions.bound()),
         });
     }
-    let Some(query) = build_query(&index.fields, &terms) else {
-        return Ok(RankedHits::default());
-    };
-    let hits = if prunes(index.searcher.num_docs(), query_terms) {
-        top_k(&index.searcher, query.as_ref(), limit)
-    } else {
-        // Score every matching chunk: no block-max pruning.
-        let every = TopDocs::with_limit(limit)
-            .tweak_score(|_: &SegmentReader| |_: DocId, score: Score| score);
-        index.searcher.search(&query, &every)
-    }
+    let hits = top_k(
+        &index.searcher,
+        index.fields.content,
+        &terms,
+        &index.maxima,
+        limit,
+    )
     .map_err(failed)?;
     Ok(RankedHits {
         hits,
@@ -409,7 +360,7 @@ fn load_result(
 
 #[cfg(test)]
 mod tests {
-    use super::{Fusion, prunes};
+    use super::Fusion;
     use crate::retrieval::MAX_TOP_K;
 
     #[test]
@@ -429,17 +380,5 @@ mod tests {
         assert_eq!(shallow.depths(10), (20, 30));
         assert_eq!(shallow.depths(25), (25, 30));
         assert_eq!(shallow.depths(400), (100, 100));
-    }
-
-    #[test]
-    fn short_queries_prune_and_the_longest_that_do_grow_with_the_collection() {
-        // The measured crossovers (training queries, bursty corpora): pruning was faster up to
-        // 4 terms at 5k and 50k chunks, 6 at 500k, 8 at 5M, and slower past them.
-        for (chunks, most_terms) in [(5_000, 4), (50_000, 4), (500_000, 6), (5_000_000, 8)] {
-            assert!(prunes(chunks, 1), "{chunks}");
-            assert!(prunes(chunks, most_terms), "{chunks}");
-            assert!(!prunes(chunks, most_terms + 1), "{chunks}");
-        }
-        assert!(!prunes(50_000_000, 30));
     }
 }

@@ -1,7 +1,7 @@
 //! The per-generation tantivy BM25 index: its schema and settings, opening a published
-//! generation for reading (`published`), its pruned top-k over all segments (`top`), and the
-//! champion lists that bound a search's reads where an ingest wrote them (`champions`, read by
-//! `bounded`).
+//! generation for reading (`published`), its exact top-k over all segments (`top`, pruned with
+//! the window maxima `maxima` keeps), and the champion lists that bound a search's reads where
+//! an ingest wrote them (`champions`, read by `bounded`).
 //! Building the next generation is `build`, with the `ingest` feature.
 
 use tantivy::schema::{
@@ -19,6 +19,7 @@ mod bounded;
 #[cfg(feature = "ingest")]
 mod build;
 pub mod champions;
+mod maxima;
 mod published;
 mod top;
 
@@ -28,6 +29,7 @@ pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
 use champions::Champions;
+pub use maxima::{MAXIMA_BUDGET, WINDOW, WindowMaxima};
 use published::PublishedDirectory;
 pub use top::top_k;
 
@@ -133,6 +135,8 @@ pub struct LexicalIndex {
     pub fields: Fields,
     /// The generation's champion lists, when its ingest wrote them: searches are then bounded.
     pub champions: Option<Champions>,
+    /// The window maxima exact searches of this generation have computed.
+    pub maxima: WindowMaxima,
     // Kept so the searcher's segments stay owned by a live reader.
     _reader: IndexReader,
 }
@@ -172,6 +176,7 @@ impl LexicalIndex {
             searcher,
             fields,
             champions,
+            maxima: WindowMaxima::default(),
             _reader: reader,
         })
     }
