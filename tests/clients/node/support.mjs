@@ -12,23 +12,34 @@ if (!GRK || !HELLO) {
   throw new Error("set GRK_BIN and HELLO_BIN (tests/clients/run.sh does)");
 }
 
-/** A corpus of three sources (Markdown, HTML, plain text) ingested as collection `papers`. */
-export function corpus() {
-  const root = mkdtempSync(join(tmpdir(), "grk-node-"));
+/**
+ * `files` (name to text) written into a fresh corpus directory and ingested with the real
+ * `grk ingest` as `collection`, with `extraArgs` after the collection.
+ */
+function ingested(prefix, collection, files, extraArgs = []) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
   const base = join(root, "corpus");
   const index = join(root, "index");
   mkdirSync(base);
-  writeFileSync(join(base, "tea.md"), "# Tea\n\nGreen tea is steeped at 80 degrees for two minutes.\n");
-  writeFileSync(
-    join(base, "page.html"),
-    "<html><head><title>Bikes</title></head><body><p>Clean the bicycle chain, then oil each link sparingly.</p></body></html>\n",
-  );
-  writeFileSync(join(base, "drift.txt"), "The lighthouse keeper logs every passing freighter.\n");
-  execFileSync(GRK, ["--index-dir", index, "--base-dir", base, "ingest", "--collection", "papers", base], {
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(base, name), text);
+  }
+  const grkArgs = ["--index-dir", index, "--base-dir", base];
+  execFileSync(GRK, [...grkArgs, "ingest", "--collection", collection, ...extraArgs, base], {
     stdio: ["ignore", "ignore", "pipe"],
   });
-  const grkArgs = ["--index-dir", index, "--base-dir", base];
-  return { base, index, grkArgs, drift: join(base, "drift.txt") };
+  return { base, index, grkArgs };
+}
+
+/** A corpus of three sources (Markdown, HTML, plain text) ingested as collection `papers`. */
+export function corpus() {
+  const papers = ingested("grk-node-", "papers", {
+    "tea.md": "# Tea\n\nGreen tea is steeped at 80 degrees for two minutes.\n",
+    "page.html":
+      "<html><head><title>Bikes</title></head><body><p>Clean the bicycle chain, then oil each link sparingly.</p></body></html>\n",
+    "drift.txt": "The lighthouse keeper logs every passing freighter.\n",
+  });
+  return { ...papers, drift: join(papers.base, "drift.txt") };
 }
 
 /**
@@ -36,18 +47,16 @@ export function corpus() {
  * for "river" goes through its champion list, and its answers carry `lexical_bound`.
  */
 export function boundedCorpus() {
-  const root = mkdtempSync(join(tmpdir(), "grk-node-bounded-"));
-  const base = join(root, "corpus");
-  const index = join(root, "index");
-  mkdirSync(base);
-  writeFileSync(join(base, "delta.md"), "The river meets the sea at its delta.\n");
-  writeFileSync(join(base, "source.md"), "The river river starts as a spring in the hills.\n");
-  execFileSync(
-    GRK,
-    ["--index-dir", index, "--base-dir", base, "ingest", "--collection", "rivers", "--lexical-bound", "1", base],
-    { stdio: ["ignore", "ignore", "pipe"] },
+  const { grkArgs } = ingested(
+    "grk-node-bounded-",
+    "rivers",
+    {
+      "delta.md": "The river meets the sea at its delta.\n",
+      "source.md": "The river river starts as a spring in the hills.\n",
+    },
+    ["--lexical-bound", "1"],
   );
-  return { grkArgs: ["--index-dir", index, "--base-dir", base] };
+  return { grkArgs };
 }
 
 /** A free TCP port on 127.0.0.1. */
