@@ -16,7 +16,8 @@
 # target/lucene/gSIZE (indexed when missing, timed). Per size, after an untimed groundkit pass
 # that maps the index in, the two engines run in turn ALTERNATIONS times, each for ROUNDS rounds
 # of every query (Lucene after WARMUP_SECONDS of untimed rounds for its JIT). One JSON line per
-# run in target/lucene/results.jsonl, then a table of medians.
+# run in target/lucene/results.jsonl, then a table of medians; the JVM's messages go to
+# target/lucene/lucene.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=${1:-scifact 5000 50000 500000 5000000}
@@ -65,7 +66,7 @@ for size in $sizes; do
     "$grk" --index-dir "$dir/index" --base-dir "$(dirname "$corpus")" ingest \
         --collection growth --format beir "$corpus" >&2
     if [ ! -d "$out/g$size" ]; then
-        "${lucene[@]}" index "$corpus" "$out/g$size" 2>/dev/null \
+        "${lucene[@]}" index "$corpus" "$out/g$size" 2>>"$out/lucene.log" \
             | sed "s/^{/{\"size\": \"$size\", /" | tee -a "$results"
     fi
     "$exact" "$dir/index" growth "$queries" "$qrels" "" 300 1 >/dev/null
@@ -76,7 +77,8 @@ print(json.dumps({"size": sys.argv[1], "engine": "groundkit", "documents": r["ch
     "segments": r["segments"], "rounds": r["rounds"], "p50_ms": w["p50_ms"],
     "p99_ms": w["p99_ms"], "round_seconds_median": w["round_seconds_median"],
     "ndcg_at_10": w["ndcg_at_10"]}))' "$size" | tee -a "$results"
-        "${lucene[@]}" search "$out/g$size" "$queries" "$qrels" "$warmup" "$rounds" 2>/dev/null \
+        "${lucene[@]}" search "$out/g$size" "$queries" "$qrels" "$warmup" "$rounds" \
+            2>>"$out/lucene.log" \
             | sed "s/^{/{\"size\": \"$size\", /" | tee -a "$results"
     done
 done
