@@ -7,7 +7,7 @@
 #   bench/compare.sh GRK_A GRK_B LOAD [DATA_DIR (../shared/data)] [SECONDS (5)] [REPEATS (3)]
 #
 # GRK_A and GRK_B are release `grk` binaries (e.g. built from two commits in two worktrees),
-# LOAD the release `examples/load` binary. The index is ingested by GRK_A, so A must be the older
+# LOAD the release `load` binary (`bench/src/bin/load.rs`). The index is ingested by GRK_A, so A must be the older
 # build when the store format moved.
 set -euo pipefail
 cd "$(dirname "$0")/.."

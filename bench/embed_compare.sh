@@ -20,7 +20,7 @@ if [ ! -x bench/.venv-st/bin/python ]; then
     bench/.venv-st/bin/pip install -q --disable-pip-version-check \
         torch==2.15.0 sentence-transformers==6.3.0
 fi
-cargo build --release --locked -q -p groundkit-embed --example embed_throughput
+cargo build --release --locked -q -p groundkit-bench --bin embed_throughput
 texts="$(mktemp)"
 measured="$(mktemp)"
 trap 'rm -f "$texts" "$measured"' EXIT
@@ -35,7 +35,7 @@ with open(sys.argv[1], encoding="utf-8") as corpus:
 PY
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$rounds"); do
-    target/release/examples/embed_throughput "$model" "$texts" --threads 2 \
+    target/release/embed_throughput "$model" "$texts" --threads 2 \
         | sed "s/^/round $round groundkit /"
     bench/.venv-st/bin/python bench/embed_st.py --model-dir "$model" --texts "$texts" --threads 2 2>/dev/null \
         | sed "s/^/round $round sentence-transformers /"
@@ -50,7 +50,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
 g, s = (statistics.median(rates[k]) for k in ("groundkit", "sentence-transformers"))
 print(f"median texts/s: groundkit {g:.1f}, sentence-transformers {s:.1f}, ratio {g / s:.2f}x")
 PY
-target/release/examples/embed_throughput "$model" "$texts" --threads 2 --limit 1 \
+target/release/embed_throughput "$model" "$texts" --threads 2 --limit 1 \
     --queries "$data/queries.jsonl" | sed 's/^/query latency groundkit /'
 bench/.venv-st/bin/python bench/embed_st.py --model-dir "$model" --query-latency --threads 2 2>/dev/null \
     | sed 's/^/query latency sentence-transformers /'

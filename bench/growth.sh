@@ -8,9 +8,9 @@
 #                   [LEXICAL_BOUND (0)]
 #
 # Per size: ingest wall time and peak RSS (/usr/bin/time), index size on disk, lexical search
-# p50/p99 in process (examples/search_qps, 3 passes), then `grk serve`: its RSS once started,
+# p50/p99 in process (bench/src/bin/search_qps, 3 passes), then `grk serve`: its RSS once started,
 # then, after one warm-up pass of the queries, lexical search over REST at 1 and 32 clients
-# (examples/load, p50/p99, requests/s, the server's peak RSS during the runs) and index_status at
+# (bench/src/bin/load, p50/p99, requests/s, the server's peak RSS during the runs) and index_status at
 # 1 client. RSS is reported whole and anonymous (heap and stacks, without the memory-mapped index
 # files the kernel can drop and re-read). Sizes up to DENSE_MAX are also embedded
 # (all-MiniLM-L6-v2, a second ingest whose time is reported apart) and searched dense and hybrid
@@ -26,12 +26,13 @@ dense_max=${4:-5000}
 words=${5:-bursty}
 bound=${6:-0}
 
-cargo build --release --locked -q -p groundkit-server --bin grk --example load
-cargo build --release --locked -q -p groundkit-core --example search_qps --features retrieval
+cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p groundkit-bench --bin load
+cargo build --release --locked -q -p groundkit-bench --bin search_qps
 tests/embed/setup.sh
 grk=$(pwd)/target/release/grk
-load=target/release/examples/load
-search_qps=target/release/examples/search_qps
+load=target/release/load
+search_qps=target/release/search_qps
 minilm="$(scripts/install-model.sh)"
 queries="$data/scifact/queries.jsonl"
 store=target/growth/$words

@@ -6,7 +6,7 @@
 #   bench/instructions.sh SERVER LOAD [OP (search)] [DATA_DIR (../shared/data)] [SECONDS (10)]
 #
 # SERVER is a release `grk` (OP search: it serves SciFact, ingested first into a temporary
-# index) or the release `hello` example (OP greet). LOAD is the release `examples/load`. (Not
+# index) or the release `hello` example (OP greet). LOAD is the release `bench/src/bin/load`. (Not
 # fetch: the load generator first searches for chunk ids to fetch, and those searches would be
 # counted too.) The server runs under callgrind with instrumentation off; after a warm-up of
 # each transport, instrumentation is switched on for one 1-client run of OP per transport, and

@@ -14,9 +14,10 @@ data=$(cd "${1:-../shared/data}/scifact" && pwd)
 seconds=${2:-5}
 repeats=${3:-3}
 
-cargo build --release --locked -q -p groundkit-server --bin grk --example load
+cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p groundkit-bench --bin load
 grk=target/release/grk
-load=target/release/examples/load
+load=target/release/load
 
 work=$(mktemp -d)
 trap 'kill "${server:-}" 2>/dev/null || true; rm -rf "$work"' EXIT

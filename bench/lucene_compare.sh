@@ -28,7 +28,7 @@ warmup=${5:-15}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 
 cargo build --release --locked -q -p groundkit-server --bin grk
-cargo build --release --locked -q -p groundkit-core --example lexical_bound --features retrieval
+cargo build --release --locked -q -p groundkit-bench --bin lexical_bound
 out=target/lucene
 mkdir -p "$out"
 if [ ! -f "$out/lib.stamp" ] || [ bench/lucene/pom.xml -nt "$out/lib.stamp" ]; then
@@ -43,7 +43,7 @@ rm -rf "$out/classes"
 lucene=("$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED
     -cp "$out/classes:$out/lib/*" LuceneBm25)
 grk=target/release/grk
-exact=target/release/examples/lexical_bound
+exact=target/release/lexical_bound
 queries=$data/scifact/queries.jsonl
 qrels=$data/scifact/qrels/test.tsv
 results=$out/results.jsonl

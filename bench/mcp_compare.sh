@@ -2,7 +2,7 @@
 # groundkit against its peers, side by side in one run on SciFact:
 #  - search over MCP Streamable HTTP against the official Rust MCP SDK: `grk serve` and
 #    bench/peer-rmcp (rmcp 3.11 + tantivy 0.27, the same corpus, a `search` tool returning the
-#    top-10 documents with their text), driven by the same load generator (`examples/load`,
+#    top-10 documents with their text), driven by the same load generator (`bench/src/bin/load`,
 #    tools/call over one keep-alive connection per client, SciFact test queries), at 1 and 32
 #    clients, rounds interleaved; groundkit's REST route in the same rounds, for MCP's cost
 #    over REST;
@@ -21,11 +21,12 @@ data=$(cd "${1:-../shared/data}/scifact" && pwd)
 seconds=${2:-5}
 rounds=${3:-3}
 
-cargo build --release --locked -q -p groundkit-server --bin grk --example load
+cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p groundkit-bench --bin load
 cargo build --release --locked -q -p groundkit-examples --bin hello
 (cd bench/peer-rmcp && cargo build --release --locked -q)
 grk=target/release/grk
-load=target/release/examples/load
+load=target/release/load
 peer=bench/peer-rmcp/target/release/peer-rmcp
 
 work=$(mktemp -d)

@@ -6,7 +6,7 @@
 #
 #   bench/opensearch_hybrid.sh LOAD GRK... [DATA_DIR (../shared/data)]
 #
-# LOAD is the release `examples/load` binary, each GRK a release `grk` binary (e.g. built from
+# LOAD is the release `load` binary (`bench/src/bin/load.rs`), each GRK a release `grk` binary (e.g. built from
 # two commits in two worktrees). Prints one JSON line per run, with the build's position.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 # Reranking latency over REST at 1 client on SciFact: lexical search alone, then the same search
 # reranked at each candidate depth, with a cross-encoder the size of ms-marco-MiniLM-L-6-v2
 # (bench/make_rerank_model.py: all-MiniLM-L6-v2's encoder under a random head; for timing only).
-# Prints one JSON line per run (`examples/load`), then the medians per depth.
+# Prints one JSON line per run (`bench/src/bin/load`), then the medians per depth.
 #
 #   bench/rerank_latency.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
 #                           [DEPTHS (default "10 20 50 100")]
@@ -16,9 +16,10 @@ seconds=${2:-5}
 rounds=${3:-3}
 depths=${4:-10 20 50 100}
 
-cargo build --release --locked -q -p groundkit-server --bin grk --example load
+cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p groundkit-bench --bin load
 grk=target/release/grk
-load=target/release/examples/load
+load=target/release/load
 minilm="$(scripts/install-model.sh)"
 
 work=$(mktemp -d)

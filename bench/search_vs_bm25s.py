@@ -101,14 +101,14 @@ def run_bm25s(corpus, queries, qrels, passes):
 def run_groundkit(data_dir, passes):
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "groundkit-server", "--bin", "grk"],
                    cwd=ROOT, check=True)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "groundkit-core", "--features",
-                    "retrieval", "--example", "search_qps"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "groundkit-bench", "--bin",
+                    "search_qps"], cwd=ROOT, check=True)
     grk = ROOT / "target" / "release" / "grk"
     index = ROOT / "target" / "bench-index"
     subprocess.run([str(grk), "--index-dir", str(index), "--base-dir", str(data_dir), "ingest",
                     "--collection", "scifact", "--format", "beir", "--json",
                     str(data_dir / "corpus.jsonl")], check=True, stdout=subprocess.DEVNULL)
-    out = subprocess.run([str(ROOT / "target" / "release" / "examples" / "search_qps"), str(index),
+    out = subprocess.run([str(ROOT / "target" / "release" / "search_qps"), str(index),
                           "scifact", str(data_dir / "queries.jsonl"), str(passes)],
                          check=True, capture_output=True, text=True)
     result = json.loads(out.stdout)

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 tests/embed/setup.sh
 tests/opensearch/setup.sh >/dev/null
-cargo test --workspace --locked "$@"
+cargo test --locked "$@"  # the default members: every crate but the benchmark programs
 
 if [ -x tests/clients/run.sh ]; then
     tests/clients/run.sh

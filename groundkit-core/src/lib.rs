@@ -1,10 +1,8 @@
-//! groundkit runtime.
-//!
-//! The framework half (always built): tool specs and the sealed side-effect model
+//! groundkit's framework runtime: tool specs and the sealed side-effect model
 //! ([`tool`](mod@tool)), scoped registries ([`registry`]), the one error type ([`error`]),
 //! request parsing ([`request`]), progress reports ([`progress`]), schemas ([`schema`]) and
-//! OpenAPI ([`openapi`]). The retrieval half (feature `retrieval`, off by default): collections,
-//! ingest, lexical search and citation verification.
+//! OpenAPI ([`openapi`]). The retrieval engine is a crate of its own, `groundkit-retrieval`,
+//! built on this one.
 //!
 //! Nothing here knows a transport: no HTTP status, no JSON-RPC code, no path a server serves.
 //! groundkit-server maps errors onto its transports and reserves its own paths.
@@ -14,8 +12,6 @@ pub mod openapi;
 pub mod progress;
 pub mod registry;
 pub mod request;
-#[cfg(feature = "retrieval")]
-pub mod retrieval;
 pub mod schema;
 pub mod tool;
 

@@ -19,7 +19,7 @@ use tokenizers::{
 };
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::rerank::Reranker;
+use groundkit_retrieval::rerank::Reranker;
 
 use crate::batch;
 use crate::bert::{Bert, BertConfig, ClassifierHead, Sequence};

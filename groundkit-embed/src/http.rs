@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 use ureq::http::{HeaderValue, Uri};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::embed::{Embedder, Role};
-use groundkit_core::retrieval::{EmbedderKind, EmbeddingIdentity};
+use groundkit_retrieval::embed::{Embedder, Role};
+use groundkit_retrieval::{EmbedderKind, EmbeddingIdentity};
 
 use crate::outbound::{Endpoint, OutboundPolicy};
 use wire::{Attempt, Call};

@@ -1,4 +1,4 @@
-//! groundkit's embedders, the implementations of `groundkit_core::retrieval::embed::Embedder`:
+//! groundkit's embedders, the implementations of `groundkit_retrieval::embed::Embedder`:
 //!
 //! - [`LocalEmbedder`] runs a sentence-transformers model of the BERT family in this process,
 //!   on the CPU, in pure Rust: `bert` is the encoder's forward pass, `linear` its dense layers,
@@ -8,7 +8,7 @@
 //!   endpoint over http or https (`http`); [`outbound`] decides which addresses it may connect
 //!   to.
 //! - [`CrossEncoder`] (`cross`) is the in-process reranker, an implementation of
-//!   `groundkit_core::retrieval::rerank::Reranker`: a BERT cross-encoder on the same encoder.
+//!   `groundkit_retrieval::rerank::Reranker`: a BERT cross-encoder on the same encoder.
 //!   `batch` runs the encoder over many sequences for both; `model_dir` reads their files.
 //! - [`hub`] (feature `http`) finds a model by name in the Hugging Face Hub's cache, or
 //!   downloads it there, for [`LocalEmbedder`] and [`CrossEncoder`].

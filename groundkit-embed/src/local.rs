@@ -17,8 +17,8 @@ use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::embed::{Embedder, Role, normalize};
-use groundkit_core::retrieval::{EmbedderKind, EmbeddingIdentity};
+use groundkit_retrieval::embed::{Embedder, Role, normalize};
+use groundkit_retrieval::{EmbedderKind, EmbeddingIdentity};
 
 use crate::batch;
 use crate::bert::{Bert, BertConfig, Sequence};

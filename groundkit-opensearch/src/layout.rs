@@ -3,7 +3,7 @@
 //! metadata each generation records.
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{self, EmbeddingIdentity};
+use groundkit_retrieval::{self as retrieval, EmbeddingIdentity};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

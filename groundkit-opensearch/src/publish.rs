@@ -4,8 +4,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{
-    self, CollectionCache, ExportedChunk, OpenCollection, SCHEMA_VERSION,
+use groundkit_retrieval::{
+    self as retrieval, CollectionCache, ExportedChunk, OpenCollection, SCHEMA_VERSION,
 };
 use serde_json::{Value, json};
 

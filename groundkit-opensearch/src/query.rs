@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{ChunkRecord, Fusion};
+use groundkit_retrieval::{ChunkRecord, Fusion};
 use serde_json::{Value, json};
 
 use crate::client::{Cluster, complete, failure, refused};

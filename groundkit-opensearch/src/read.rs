@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::embed::Embedder;
-use groundkit_core::retrieval::{
-    self, Backend, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus,
+use groundkit_retrieval::embed::Embedder;
+use groundkit_retrieval::{
+    self as retrieval, Backend, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus,
     RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
 };
 use serde_json::{Value, json};

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use clap::Args;
 use groundkit_core::Error;
-use groundkit_core::retrieval::embed::Embedder;
 use groundkit_embed::hub::{Hub, HubModel};
 use groundkit_embed::{HttpEmbedder, HttpEmbedderConfig, LocalEmbedder};
+use groundkit_retrieval::embed::Embedder;
 
 /// Embedder options, accepted by every `grk` command that embeds: `ingest` (chunks), `serve`,
 /// `search`, `status` and `eval` (queries).

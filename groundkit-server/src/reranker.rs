@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use clap::Args;
 use groundkit_core::Error;
-use groundkit_core::retrieval::rerank::Reranker;
 use groundkit_embed::hub::{Hub, HubModel, HubModelKind};
 use groundkit_embed::{CrossEncoder, HttpReranker, HttpRerankerConfig, RerankApi};
+use groundkit_retrieval::rerank::Reranker;
 
 use crate::service::{DEFAULT_RERANK_DEPTH, ServiceContext};
 

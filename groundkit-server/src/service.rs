@@ -18,14 +18,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use garde::Validate;
-use groundkit_core::retrieval::embed::Embedder;
-use groundkit_core::retrieval::rerank;
-pub use groundkit_core::retrieval::rerank::Reranker;
-use groundkit_core::retrieval::{
-    self, Backend, CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse,
-    LocalBackend, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams, SearchResponse,
-};
 use groundkit_core::{Error, tool};
+use groundkit_retrieval::embed::Embedder;
+use groundkit_retrieval::rerank;
+pub use groundkit_retrieval::rerank::Reranker;
+use groundkit_retrieval::{
+    self as retrieval, Backend, CollectionCache, FetchChunkResponse, IndexStatus,
+    ListCollectionsResponse, LocalBackend, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams,
+    SearchResponse,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};

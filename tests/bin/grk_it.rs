@@ -16,7 +16,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use groundkit_server::cli::Cli;
 
-use groundkit_core::retrieval::{self, CommitStep, IngestOptions, IngestProgress, ItemOutcome};
+use groundkit_retrieval::{
+    self as retrieval, CommitStep, IngestOptions, IngestProgress, ItemOutcome,
+};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

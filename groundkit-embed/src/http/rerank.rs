@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::rerank::Reranker;
+use groundkit_retrieval::rerank::Reranker;
 
 use super::wire::{self, Attempt, Call};
 use super::{bearer, checked_url, invalid};

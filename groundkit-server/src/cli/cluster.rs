@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use groundkit_core::Error;
-use groundkit_core::retrieval::Backend;
 use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, DEFAULT_PREFIX};
+use groundkit_retrieval::Backend;
 
 /// Where `grk ingest` writes a collection.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]

@@ -18,10 +18,10 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use groundkit_core::Error;
-use groundkit_core::retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
-use groundkit_core::retrieval::embed::Embedder;
-use groundkit_core::retrieval::{
-    self, CollectionCache, DEFAULT_SUPERSEDED_RETENTION, IngestOptions, InputFormat,
+use groundkit_retrieval::chunk::DEFAULT_MAX_CHUNK_BYTES;
+use groundkit_retrieval::embed::Embedder;
+use groundkit_retrieval::{
+    self as retrieval, CollectionCache, DEFAULT_SUPERSEDED_RETENTION, IngestOptions, InputFormat,
 };
 
 /// Ground agents and programs in a local corpus.

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use groundkit_core::retrieval::{
+use groundkit_retrieval::{
     EvalReport, FetchChunkResponse, IndexStatus, IngestSummary, ListCollectionsResponse,
     SearchResponse, Verification,
 };

@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use groundkit_core::retrieval::{CommitStep, IngestProgress, ItemOutcome};
+use groundkit_retrieval::{CommitStep, IngestProgress, ItemOutcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub(super) struct CliProgress {

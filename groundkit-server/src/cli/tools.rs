@@ -2,13 +2,13 @@
 //! its registry, as REST and MCP do: the same argument parsing and validation, the same
 //! defaults, the same scan limiter and the same JSON, which `--json` prints unchanged.
 
-use groundkit_core::retrieval::{
+use groundkit_retrieval::{
     CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse,
 };
 use std::sync::Arc;
 
-use groundkit_core::retrieval::embed::Embedder;
 use groundkit_core::{Error, Registry};
+use groundkit_retrieval::embed::Embedder;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 

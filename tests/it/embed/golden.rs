@@ -2,8 +2,8 @@
 //! once by `tests/embed/make_golden.py` with sentence-transformers and torch and committed as
 //! `tests/fixtures/embed/all-minilm-l6-v2.golden.json`.
 
-use groundkit_core::retrieval::EmbedderKind;
-use groundkit_core::retrieval::embed::{Embedder, Role, dot};
+use groundkit_retrieval::EmbedderKind;
+use groundkit_retrieval::embed::{Embedder, Role, dot};
 use serde::Deserialize;
 
 use super::{minilm, repo_root};

@@ -6,9 +6,9 @@
 use std::time::{Duration, Instant};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::EmbedderKind;
-use groundkit_core::retrieval::embed::{Embedder, Role, dot};
 use groundkit_embed::{HttpEmbedder, HttpEmbedderConfig};
+use groundkit_retrieval::EmbedderKind;
+use groundkit_retrieval::embed::{Embedder, Role, dot};
 
 use super::minilm;
 use super::server::{EmbedServer, Relay};

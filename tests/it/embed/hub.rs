@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use groundkit_core::retrieval::embed::{Embedder, Role};
 use groundkit_embed::LocalEmbedder;
 use groundkit_embed::hub::{Hub, HubModel};
+use groundkit_retrieval::embed::{Embedder, Role};
 
 use super::server::{Spawned, get_json, spawn_listening};
 use super::{embed_python, json_output, minilm, model_dir, repo_root};

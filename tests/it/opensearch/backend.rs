@@ -5,13 +5,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use groundkit_core::retrieval::embed::Embedder;
-use groundkit_core::retrieval::eval::{EvalQuery, Qrels};
-use groundkit_core::retrieval::{
-    self, Backend, IngestOptions, LocalBackend, NoProgress, SearchMode, SearchParams,
+use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, PublishOptions, publish};
+use groundkit_retrieval::embed::Embedder;
+use groundkit_retrieval::eval::{EvalQuery, Qrels};
+use groundkit_retrieval::{
+    self as retrieval, Backend, IngestOptions, LocalBackend, NoProgress, SearchMode, SearchParams,
     SearchResponse, Verification,
 };
-use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, PublishOptions, publish};
 
 use super::{TestCluster, cluster, http};
 use crate::retrieval::Fixture;

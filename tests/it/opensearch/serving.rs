@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use groundkit_core::retrieval::CollectionCache;
 use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig};
+use groundkit_retrieval::CollectionCache;
 use groundkit_server::service::ServiceContext;
 use serde_json::{Value, json};
 

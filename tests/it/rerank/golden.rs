@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use groundkit_core::retrieval::rerank::{Reranker, rerank};
-use groundkit_core::retrieval::{Citation, RetrievalResult, SourceClass};
+use groundkit_retrieval::rerank::{Reranker, rerank};
+use groundkit_retrieval::{Citation, RetrievalResult, SourceClass};
 use serde::Deserialize;
 
 use groundkit_embed::CrossEncoder;

@@ -6,8 +6,8 @@
 use std::process::Command;
 use std::time::Duration;
 
-use groundkit_core::retrieval::rerank::Reranker;
 use groundkit_embed::{HttpReranker, HttpRerankerConfig, RerankApi};
+use groundkit_retrieval::rerank::Reranker;
 use serde_json::{Value, json};
 
 use super::{tiny, tiny_dir};

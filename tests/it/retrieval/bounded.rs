@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use groundkit_core::retrieval::{
-    self, IngestOptions, NoProgress, OpenCollection, RetrievalResult, SearchMode, SearchParams,
-    SearchResponse,
+use groundkit_retrieval::{
+    self as retrieval, IngestOptions, NoProgress, OpenCollection, RetrievalResult, SearchMode,
+    SearchParams, SearchResponse,
 };
 
 use super::Fixture;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use groundkit_core::retrieval::{self, SearchMode, SearchParams};
+use groundkit_retrieval::{self as retrieval, SearchMode, SearchParams};
 
 use super::Fixture;
 

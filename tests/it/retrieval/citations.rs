@@ -1,7 +1,7 @@
 //! Citation verification: verified, drifted and unresolvable, for text and extracted sources.
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{self, FetchChunkResponse, SourceClass, Verification};
+use groundkit_retrieval::{self as retrieval, FetchChunkResponse, SourceClass, Verification};
 use groundkit_server::edge::problem::mapping;
 
 use super::Fixture;
@@ -273,7 +273,7 @@ fn a_chunk_replaced_by_a_reingest_stays_fetchable_as_superseded_until_its_retent
 
 #[test]
 fn a_source_grown_past_64_mib_is_unresolvable_and_not_read() {
-    use groundkit_core::retrieval::source_file::MAX_SOURCE_BYTES;
+    use groundkit_retrieval::source_file::MAX_SOURCE_BYTES;
     let fx = Fixture::new();
     let path = fx.write("page.html", "<p>Cool the burn under running water.</p>");
     fx.ingest_all("c");

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use groundkit_core::retrieval::{
+use groundkit_retrieval::{
     FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse, Verification,
 };
 

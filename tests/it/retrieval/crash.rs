@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use groundkit_core::retrieval;
+use groundkit_retrieval as retrieval;
 
 use super::Fixture;
 

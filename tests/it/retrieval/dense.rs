@@ -6,11 +6,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::embed::{Embedder, Role};
-use groundkit_core::retrieval::{
-    self, EmbeddingIdentity, IngestOptions, NoProgress, SearchMode, SearchParams, SearchResponse,
-};
 use groundkit_embed::LocalEmbedder;
+use groundkit_retrieval::embed::{Embedder, Role};
+use groundkit_retrieval::{
+    self as retrieval, EmbeddingIdentity, IngestOptions, NoProgress, SearchMode, SearchParams,
+    SearchResponse,
+};
 
 use super::Fixture;
 use crate::embed::{minilm, model_dir};

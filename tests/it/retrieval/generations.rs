@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{
-    self, CollectionCache, FetchChunkResponse, NoProgress, SearchParams, Verification,
+use groundkit_retrieval::{
+    self as retrieval, CollectionCache, FetchChunkResponse, NoProgress, SearchParams, Verification,
 };
 
 use super::{Fixture, snapshot_tree};

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use groundkit_core::retrieval::vectors::graph::{self, Graph, exact_nearest};
-use groundkit_core::retrieval::{
-    self, DenseIndex, IngestOptions, NoProgress, SearchMode, SearchParams,
+use groundkit_retrieval::vectors::graph::{self, Graph, exact_nearest};
+use groundkit_retrieval::{
+    self as retrieval, DenseIndex, IngestOptions, NoProgress, SearchMode, SearchParams,
 };
 
 use super::Fixture;

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use groundkit_core::retrieval::{
-    self, FetchChunkResponse, IngestOptions, NoProgress, Verification,
+use groundkit_retrieval::{
+    self as retrieval, FetchChunkResponse, IngestOptions, NoProgress, Verification,
 };
 use groundkit_tests::send_raw;
 

@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{self, InputFormat, NoProgress, SourceClass, Verification};
+use groundkit_retrieval::{self as retrieval, InputFormat, NoProgress, SourceClass, Verification};
 
 use super::Fixture;
 

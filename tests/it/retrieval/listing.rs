@@ -1,7 +1,7 @@
 //! `list_collections` and the identity probe: unrelated files are never listed nor written.
 
 use groundkit_core::Error;
-use groundkit_core::retrieval::{self, NoProgress};
+use groundkit_retrieval::{self as retrieval, NoProgress};
 use groundkit_server::edge::problem::mapping;
 
 use super::{Fixture, snapshot_tree};

@@ -17,8 +17,9 @@ mod structure;
 
 use std::path::{Path, PathBuf};
 
-use groundkit_core::retrieval::{
-    self, CollectionCache, IngestOptions, IngestSummary, NoProgress, SearchParams, SearchResponse,
+use groundkit_retrieval::{
+    self as retrieval, CollectionCache, IngestOptions, IngestSummary, NoProgress, SearchParams,
+    SearchResponse,
 };
 
 /// A corpus directory (the base directory) and an index directory, both temporary.

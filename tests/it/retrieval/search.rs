@@ -1,6 +1,8 @@
 //! Lexical search: query text is never syntax, bounds, ranks and scores, dense refusal.
 
-use groundkit_core::retrieval::{self, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams};
+use groundkit_retrieval::{
+    self as retrieval, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams,
+};
 
 use super::Fixture;
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The modules of `groundkit-core/src/retrieval/`, each allowed to use only those before it. The
+/// The modules of `groundkit-retrieval/src/`, each allowed to use only those before it. The
 /// write surface (`chunk`, `snapshot_fetch`, `ingest`) comes last: nothing of the read surface
 /// may use it.
 const ORDER: &[&str] = &[
@@ -43,22 +43,22 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file under `retrieval/` belongs to (`None` for `mod.rs`, the root).
+/// The top-level module a file under `src/` belongs to (`None` for `lib.rs`, the root).
 fn module_of(root: &Path, file: &Path) -> Option<String> {
     let rel = file.strip_prefix(root).expect("under the root");
     let first = rel.components().next()?.as_os_str().to_str()?.to_owned();
     match first.strip_suffix(".rs") {
-        Some("mod") => None,
+        Some("lib") => None,
         Some(name) => Some(name.to_owned()),
         None => Some(first),
     }
 }
 
-/// Every engine module named after `crate::retrieval::` in `text`.
+/// Every engine module named after `crate::` in `text`.
 fn uses(text: &str) -> Vec<String> {
     let mut found = Vec::new();
-    for (at, _) in text.match_indices("crate::retrieval::") {
-        let rest = &text[at + "crate::retrieval::".len()..];
+    for (at, _) in text.match_indices("crate::") {
+        let rest = &text[at + "crate::".len()..];
         let name: String = rest
             .chars()
             .take_while(|c| c.is_ascii_lowercase() || *c == '_')
@@ -72,7 +72,7 @@ fn uses(text: &str) -> Vec<String> {
 
 #[test]
 fn each_retrieval_module_uses_only_the_modules_before_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../groundkit-core/src/retrieval");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../groundkit-retrieval/src");
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     let mut modules_seen = std::collections::BTreeSet::new();

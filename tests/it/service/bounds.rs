@@ -2,7 +2,7 @@
 //! (refused with `validation_error` and the field), over REST: query length, `top_k`, and the
 //! lengths of collection names and chunk ids.
 
-use groundkit_core::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
+use groundkit_retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 use serde_json::json;
 
 use super::{corpus, server};

@@ -75,7 +75,7 @@ fn rank_starts_at_1_and_score_is_described_for_every_mode() {
 
 #[test]
 fn every_collection_argument_states_the_one_collection_name_rule() {
-    let rule = groundkit_core::retrieval::COLLECTION_NAME.as_str();
+    let rule = groundkit_retrieval::COLLECTION_NAME.as_str();
     let mut with_collection = Vec::new();
     for spec in TOOLS.iter() {
         let input = spec.input_schema();
@@ -96,7 +96,7 @@ fn every_collection_argument_states_the_one_collection_name_rule() {
         ("é", false),
     ] {
         assert_eq!(
-            groundkit_core::retrieval::validate_name(name).is_ok(),
+            groundkit_retrieval::validate_name(name).is_ok(),
             valid,
             "{name}"
         );

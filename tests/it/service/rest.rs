@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use groundkit_core::retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 use groundkit_core::{Error, Registry, SideEffect};
+use groundkit_retrieval::{MAX_QUERY_CHARS, MAX_TOP_K};
 use groundkit_server::service::{Reranker, ServiceContext};
 use groundkit_tests::{Response, TestServer, access_line, captured_logs};
 use serde_json::{Value, json};

@@ -1,13 +1,13 @@
 //! The service over every transport: REST, MCP Streamable HTTP and MCP stdio answer the same
 //! input with the same JSON, and refuse bad input with the same `kind`.
 
-use groundkit_core::retrieval::MAX_TOP_K;
+use groundkit_retrieval::MAX_TOP_K;
 use groundkit_tests::captured_logs;
 use serde_json::{Value, json};
 
 use std::sync::Arc;
 
-use groundkit_core::retrieval::embed::Embedder;
+use groundkit_retrieval::embed::Embedder;
 use groundkit_server::service::ServiceContext;
 
 use super::{corpus, state_with};
@@ -395,7 +395,7 @@ async fn dense_and_hybrid_answer_the_same_json_on_every_transport_and_the_comman
     );
     let mut options = fx.options("papers", &[&fx.base]);
     options.embedder = Some(crate::embed::minilm());
-    groundkit_core::retrieval::ingest(&options, &mut groundkit_core::retrieval::NoProgress)
+    groundkit_retrieval::ingest(&options, &mut groundkit_retrieval::NoProgress)
         .expect("ingest with vectors");
     let mut surfaces = Surfaces::start_with(&fx, Some(crate::embed::minilm())).await;
     for mode in ["dense", "hybrid"] {

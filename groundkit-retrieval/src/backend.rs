@@ -1,0 +1,125 @@
+//! The backend boundary: what serves a collection's four read operations. [`LocalBackend`] is
+//! this engine over an index directory; another crate implements [`Backend`] over other storage
+//! (`groundkit-opensearch`: an OpenSearch cluster). The service holds backends, never files.
+
+use crate::MAX_TOP_K;
+use crate::cache::CollectionCache;
+use crate::citation::fetch_chunk;
+use crate::collection::{CollectionPaths, list_collections};
+use crate::embed::Embedder;
+use crate::eval::{EvalQuery, EvalReport, Qrels, evaluate_with};
+use crate::model::{FetchChunkResponse, IndexStatus, SearchMode, SearchParams, SearchResponse};
+use crate::search::search;
+use crate::status::index_status;
+use groundkit_core::Error;
+
+/// Serves collections: the same answers, errors and `kind`s whichever implementation it is.
+///
+/// Every method blocks (disk or network); call them off an async executor.
+pub trait Backend: Send + Sync {
+    /// The names of the collections this backend holds, sorted.
+    fn list_collections(&self) -> Result<Vec<String>, Error>;
+
+    /// Whether this backend holds collection `name` (a name it could never hold is `false`).
+    fn holds(&self, name: &str) -> Result<bool, Error>;
+
+    /// Searches collection `name`. `embedder` embeds the query for `dense` and `hybrid`; it must
+    /// be the embedder that computed the collection's vectors.
+    fn search(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error>;
+
+    /// Fetches chunk `chunk_id` of collection `name` and verifies its citation.
+    fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error>;
+
+    /// Collection `name`'s size, identity and generation. Dense search is reported available
+    /// when `embedder` computed the collection's vectors.
+    fn index_status(
+        &self,
+        name: &str,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<IndexStatus, Error>;
+}
+
+/// The collections of one index directory, opened through a [`CollectionCache`].
+#[derive(Debug, Clone)]
+pub struct LocalBackend {
+    cache: CollectionCache,
+}
+
+impl LocalBackend {
+    /// Serves the collections `cache` opens.
+    pub fn new(cache: CollectionCache) -> Self {
+        Self { cache }
+    }
+
+    /// The cache it opens collections through.
+    pub fn cache(&self) -> &CollectionCache {
+        &self.cache
+    }
+}
+
+impl Backend for LocalBackend {
+    fn list_collections(&self) -> Result<Vec<String>, Error> {
+        list_collections(self.cache.index_dir())
+    }
+
+    fn holds(&self, name: &str) -> Result<bool, Error> {
+        Ok(CollectionPaths::new(self.cache.index_dir(), name)
+            .is_ok_and(|paths| paths.sqlite.is_file()))
+    }
+
+    fn search(
+        &self,
+        name: &str,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        search(&*self.cache.acquire(name)?, params, embedder)
+    }
+
+    fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
+        fetch_chunk(&*self.cache.acquire(name)?, chunk_id)
+    }
+
+    fn index_status(
+        &self,
+        name: &str,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<IndexStatus, Error> {
+        index_status(&*self.cache.acquire(name)?, &self.cache, embedder)
+    }
+}
+
+/// Evaluates collection `name` of `backend` through its `search`: each query's documents ranked
+/// by their best chunk among the first [`MAX_TOP_K`] chunks it returns. The first ten documents
+/// are those of the engine's own evaluation
+/// ([`eval::evaluate`](crate::eval::evaluate)) in every mode. Recall@100 counts only
+/// the documents of those chunks (fewer than 100 where documents have several).
+pub fn evaluate_backend(
+    backend: &dyn Backend,
+    name: &str,
+    queries: &[EvalQuery],
+    qrels: &Qrels,
+    mode: SearchMode,
+    embedder: Option<&dyn Embedder>,
+) -> Result<EvalReport, Error> {
+    evaluate_with(queries, qrels, mode, |query| {
+        let params = SearchParams {
+            query: query.to_owned(),
+            top_k: MAX_TOP_K,
+            mode,
+        };
+        let response = backend.search(name, &params, embedder)?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(response
+            .results
+            .into_iter()
+            .filter(|r| seen.insert(r.document_id.clone()))
+            .map(|r| r.document_id)
+            .collect())
+    })
+}

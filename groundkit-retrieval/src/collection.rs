@@ -1,0 +1,169 @@
+//! Collection names, their on-disk paths, the read-only identity probe and enumeration.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::APPLICATION_ID;
+use crate::source_file::open_nonblocking;
+use groundkit_core::Error;
+
+/// The collection-name rule, the only statement of it: an ASCII letter or digit, then up to 63
+/// ASCII letters, digits, `_` or `-`. The service's request types declare it as their
+/// `collection` pattern (so the JSON Schema states it and argument validation checks it), and
+/// [`validate_name`] checks it before any disk access.
+pub static COLLECTION_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$").expect("the collection-name pattern parses")
+});
+
+/// Checks a collection name against [`COLLECTION_NAME`].
+pub fn validate_name(name: &str) -> Result<(), Error> {
+    if COLLECTION_NAME.is_match(name) {
+        Ok(())
+    } else {
+        Err(Error::Validation {
+            field: "collection".to_owned(),
+            message:
+                "must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or \
+                      digit"
+                    .to_owned(),
+        })
+    }
+}
+
+/// The files and directories of one collection. Built only from a validated name.
+#[derive(Debug, Clone)]
+pub struct CollectionPaths {
+    /// The collection's name.
+    pub name: String,
+    /// `<index_dir>/<name>.sqlite3`.
+    pub sqlite: PathBuf,
+    /// `<index_dir>/<name>.tantivy`, holding one `g<N>` directory per generation.
+    pub tantivy: PathBuf,
+    /// `<index_dir>/<name>.snapshots`, holding fetched text of URL sources.
+    pub snapshots: PathBuf,
+}
+
+impl CollectionPaths {
+    /// Validates `name` and derives the collection's paths inside `index_dir`.
+    pub fn new(index_dir: &Path, name: &str) -> Result<Self, Error> {
+        validate_name(name)?;
+        Ok(Self {
+            name: name.to_owned(),
+            sqlite: index_dir.join(format!("{name}.sqlite3")),
+            tantivy: index_dir.join(format!("{name}.tantivy")),
+            snapshots: index_dir.join(format!("{name}.snapshots")),
+        })
+    }
+
+    /// The lexical index directory of generation `generation`.
+    pub fn generation_dir(&self, generation: u64) -> PathBuf {
+        self.tantivy.join(format!("g{generation}"))
+    }
+}
+
+/// Whether `path` is a groundkit collection, decided without SQLite and without writing anything.
+///
+/// Reads the 100-byte database header from a handle opened non-blocking and checks that it is a
+/// regular file whose header carries SQLite's magic string and groundkit's `application_id`. No
+/// lock is taken and no companion file is created, and the answer is stable while an ingest
+/// commits: the header fields compared are written once, when the collection is created, and a
+/// checkpoint rewrites them with the same bytes (an SQLite open of the file at that moment can
+/// read a torn page image; this read cannot).
+pub fn is_groundkit_store(path: &Path) -> bool {
+    let Ok(file) = open_nonblocking(path) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|meta| meta.is_file()) {
+        return false;
+    }
+    let mut header = [0u8; 100];
+    if (&file).read_exact(&mut header).is_err() {
+        return false;
+    }
+    header.starts_with(SQLITE_MAGIC) && header[68..72] == APPLICATION_ID.to_be_bytes()
+}
+
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Whether `path` resolves (after following symlinks) inside `root`.
+pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {
+    match (path.canonicalize(), root.canonicalize()) {
+        (Ok(resolved), Ok(root)) => resolved.starts_with(root),
+        _ => false,
+    }
+}
+
+/// Names of the collections in `index_dir`, sorted.
+///
+/// Read-only: each `*.sqlite3` candidate must resolve inside the index directory and pass the
+/// identity probe; anything else (an unrelated database, a planted symlink, a name that is not a
+/// valid collection name) is skipped, not reported and not touched. A missing index directory
+/// lists nothing.
+pub fn list_collections(index_dir: &Path) -> Result<Vec<String>, Error> {
+    let entries = match std::fs::read_dir(index_dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(Error::storage("cannot read the index directory", err)),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| Error::storage("cannot read the index directory", err))?;
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
+        let Some(stem) = file_name.strip_suffix(".sqlite3") else {
+            continue;
+        };
+        if validate_name(stem).is_err() {
+            continue;
+        }
+        let path = entry.path();
+        if !resolves_within(&path, index_dir) {
+            tracing::debug!(
+                name = stem,
+                "skipping: resolves outside the index directory"
+            );
+            continue;
+        }
+        if !is_groundkit_store(&path) {
+            tracing::debug!(name = stem, "skipping: not a groundkit collection");
+            continue;
+        }
+        names.push(stem.to_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_documented_pattern() {
+        for ok in ["a", "Papers", "scifact-2024", "x_y", &"a".repeat(64)] {
+            assert!(validate_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "_a",
+            "../etc",
+            "a/b",
+            "a.b",
+            "a b",
+            "é",
+            &"a".repeat(65),
+            "..",
+            "a\0",
+        ] {
+            let err = validate_name(bad).expect_err(bad);
+            assert_eq!(err.field(), Some("collection"));
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! A committed generation's live chunks, read out whole with their vectors: what another backend
+//! loads to serve the same collection (the OpenSearch backend publishes them as one index per
+//! generation).
+
+use std::collections::HashMap;
+
+use tantivy::schema::Value;
+use tantivy::{DocAddress, TantivyDocument};
+
+use crate::open::OpenCollection;
+use crate::store::{self, ChunkRecord, sql_err};
+use groundkit_core::Error;
+
+/// One live chunk of a generation, with its vector when the generation has vectors.
+#[derive(Debug, Clone)]
+pub struct ExportedChunk {
+    /// The chunk joined with its document, as `fetch_chunk` verifies it.
+    pub record: ChunkRecord,
+    /// Its vector (unit length) when the generation was ingested with an embedder.
+    pub vector: Option<Vec<f32>>,
+}
+
+/// Hands every live chunk of `open`'s generation to `sink`, `batch` chunks at a time (the last
+/// batch may be shorter), and returns how many there were.
+///
+/// The chunks are those of the lexical index `open` was opened at; their records come from one
+/// read transaction of the store, which must still be at that generation: if an ingest committed
+/// another generation since `open` was opened, nothing more is handed out and the export fails
+/// (open the collection again and export again).
+pub fn export_chunks(
+    open: &OpenCollection,
+    batch: usize,
+    mut sink: impl FnMut(Vec<ExportedChunk>) -> Result<(), Error>,
+) -> Result<u64, Error> {
+    let Some(index) = open.lexical() else {
+        return Ok(0);
+    };
+    let rows: HashMap<DocAddress, usize> = open
+        .vectors()
+        .map(|v| {
+            v.addresses()
+                .iter()
+                .enumerate()
+                .map(|(row, a)| (*a, row))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut conn = open.connection()?;
+    let tx = conn
+        .transaction()
+        .map_err(sql_err("cannot read the collection"))?;
+    if store::generation(&tx)? != open.generation() {
+        return Err(Error::storage(
+            "an ingest committed another generation during the export",
+            "generation moved",
+        ));
+    }
+    let batch = batch.max(1);
+    let mut pending = Vec::with_capacity(batch);
+    let mut count = 0u64;
+    for (ordinal, segment) in index.searcher.segment_readers().iter().enumerate() {
+        let documents = segment
+            .get_store_reader(1)
+            .map_err(|err| Error::storage("cannot read the lexical index", err))?;
+        for doc in segment.doc_ids_alive() {
+            let stored: TantivyDocument = documents
+                .get(doc)
+                .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
+            let chunk_id = stored
+                .get_first(index.fields.chunk_id)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            let record =
+                store::chunk_record_in(&tx, chunk_id, store::LIVE_CHUNK)?.ok_or_else(|| {
+                    Error::storage("the lexical index names a chunk the store lacks", "no row")
+                })?;
+            let vector = rows
+                .get(&DocAddress::new(ordinal as u32, doc))
+                .and_then(|row| open.vectors().map(|v| v.vector(*row).to_vec()));
+            pending.push(ExportedChunk { record, vector });
+            count += 1;
+            if pending.len() == batch {
+                sink(std::mem::replace(&mut pending, Vec::with_capacity(batch)))?;
+            }
+        }
+    }
+    if !pending.is_empty() {
+        sink(pending)?;
+    }
+    tx.finish().map_err(sql_err("cannot read the collection"))?;
+    Ok(count)
+}

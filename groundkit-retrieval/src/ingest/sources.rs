@@ -1,0 +1,225 @@
+//! Sources: reads one file, URL or BEIR corpus and hands its documents to the writer.
+//!
+//! Files are opened once inside the base directory and read from that handle
+//! (`source_file::open_within`), at most [`MAX_SOURCE_BYTES`] of them; a BEIR corpus is read line
+//! by line, each line at most that long.
+
+use std::io::BufReader;
+use std::path::Path;
+#[cfg(feature = "fetch-url")]
+use std::time::Duration;
+
+#[cfg(feature = "fetch-url")]
+use crate::collection::CollectionPaths;
+use crate::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
+use crate::ingest::ItemOutcome;
+use crate::ingest::discover::FileKind;
+use crate::ingest::writer::{Change, Prepared, Writer};
+use crate::model::SourceClass;
+use crate::source_file::{
+    BoundedLines, MAX_SOURCE_BYTES, ReadError, SourceFile, open_within, read_bounded,
+};
+use groundkit_core::Error;
+
+pub(super) enum FileError {
+    /// Skip this source and report why.
+    Skip(String),
+    /// The collection cannot be written; stop (the transaction rolls back).
+    Fatal(Error),
+}
+
+impl From<Error> for FileError {
+    fn from(err: Error) -> Self {
+        FileError::Fatal(err)
+    }
+}
+
+impl From<ExtractError> for FileError {
+    fn from(err: ExtractError) -> Self {
+        FileError::Skip(err.to_string())
+    }
+}
+
+impl From<ReadError> for FileError {
+    fn from(err: ReadError) -> Self {
+        ExtractError::from(err).into()
+    }
+}
+
+/// Opens a file source inside the (canonical) base directory.
+fn open(path: &Path, base: &Path) -> Result<SourceFile, FileError> {
+    open_within(path, base).map_err(|err| FileError::Skip(err.reason()))
+}
+
+pub(super) fn ingest_file(
+    writer: &mut Writer<'_>,
+    base: &Path,
+    path: &Path,
+    rel: &str,
+    kind: FileKind,
+) -> Result<Change, FileError> {
+    let bytes = read_bounded(open(path, base)?, MAX_SOURCE_BYTES)?;
+    let (class, extractor) = match kind {
+        FileKind::Text => (SourceClass::Text, None),
+        FileKind::Html => (SourceClass::Extracted, Some(HTML_EXTRACTOR)),
+        #[cfg(feature = "extract-pdf")]
+        FileKind::Pdf => (SourceClass::Extracted, Some(extract::PDF_EXTRACTOR)),
+        #[cfg(not(feature = "extract-pdf"))]
+        FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+    };
+    let hash = super::sha256_hex(&[extractor.unwrap_or("").as_bytes(), &bytes]);
+    writer.write_if_changed(rel, hash, |hash| {
+        let text = match kind {
+            FileKind::Text => String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
+            FileKind::Html => extract::html_to_text(&bytes)?,
+            #[cfg(feature = "extract-pdf")]
+            FileKind::Pdf => extract::pdf_to_text(&bytes)?,
+            #[cfg(not(feature = "extract-pdf"))]
+            FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+        };
+        if text.trim().is_empty() {
+            return Err(FileError::Skip("contains no text".into()));
+        }
+        Ok(Prepared {
+            document_id: rel.to_owned(),
+            source: rel.to_owned(),
+            class,
+            extractor,
+            snapshot: None,
+            record_offset: None,
+            hash,
+            text,
+        })
+    })
+}
+
+#[cfg(feature = "fetch-url")]
+pub(super) fn ingest_url(
+    writer: &mut Writer<'_>,
+    paths: &CollectionPaths,
+    url: &str,
+    timeout: Duration,
+) -> Result<Change, FileError> {
+    let fetched = crate::snapshot_fetch::fetch(url, timeout).map_err(FileError::Skip)?;
+    if fetched.text.trim().is_empty() {
+        return Err(FileError::Skip("contains no text".into()));
+    }
+    let hash = super::sha256_hex(&[
+        fetched.extractor.unwrap_or("").as_bytes(),
+        fetched.text.as_bytes(),
+    ]);
+    writer.write_if_changed(url, hash, |hash| {
+        let name = format!("{}.txt", &hash[..32]);
+        write_snapshot(paths, &name, fetched.text.as_bytes())?;
+        Ok::<_, FileError>(Prepared {
+            document_id: url.to_owned(),
+            source: url.to_owned(),
+            class: SourceClass::Snapshot,
+            extractor: fetched.extractor,
+            snapshot: Some(name),
+            record_offset: None,
+            hash,
+            text: fetched.text,
+        })
+    })
+}
+
+/// Writes a content-addressed snapshot atomically (temporary file, then rename).
+#[cfg(feature = "fetch-url")]
+fn write_snapshot(paths: &CollectionPaths, name: &str, bytes: &[u8]) -> Result<(), Error> {
+    let io = |err| Error::storage("cannot write a snapshot", err);
+    std::fs::create_dir_all(&paths.snapshots).map_err(io)?;
+    let target = paths.snapshots.join(name);
+    if target.is_file() {
+        return Ok(());
+    }
+    let tmp = paths.snapshots.join(format!("{name}.tmp"));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&tmp, &target).map_err(io)?;
+    Ok(())
+}
+
+/// Reads a BEIR corpus: one document per record line, its offset kept so `fetch_chunk` can go
+/// straight to it.
+pub(super) fn ingest_beir(
+    writer: &mut Writer<'_>,
+    base: &Path,
+    path: &Path,
+    rel: &str,
+) -> Result<ItemOutcome, FileError> {
+    let source = open(path, base)?;
+    let mut lines = BoundedLines::new(
+        BufReader::with_capacity(1 << 20, source.file),
+        MAX_SOURCE_BYTES,
+        0,
+    );
+    let (mut added, mut updated, mut unchanged, mut failed) = (0, 0, 0, 0);
+    let mut number = 0;
+    while let Some((offset, line)) = lines.next_line()? {
+        number += 1;
+        let source_line = format!("{rel}:{number}");
+        let Ok(line) = std::str::from_utf8(&line) else {
+            writer.fail(source_line, "not valid UTF-8 text");
+            failed += 1;
+            continue;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: BeirRecord = match serde_json::from_str(line) {
+            Ok(record) => record,
+            Err(err) => {
+                writer.fail(source_line, format!("not a BEIR corpus record: {err}"));
+                failed += 1;
+                continue;
+            }
+        };
+        // An id this run already saw, in this file or an earlier one: the first record keeps it.
+        if writer.ledger.get(&record.id)?.is_some() {
+            writer.fail(
+                source_line,
+                format!("duplicate document id '{}'", record.id),
+            );
+            failed += 1;
+            continue;
+        }
+        let text = record.document_text();
+        if text.trim().is_empty() {
+            // Like a skipped file, a record without text keeps what the collection has for its
+            // id, and its id stays taken for the rest of the run.
+            writer.ledger.see(&record.id)?;
+            writer.fail(source_line, "contains no text");
+            failed += 1;
+            continue;
+        }
+        let hash = super::sha256_hex(&[BEIR_EXTRACTOR.as_bytes(), text.as_bytes()]);
+        let id = record.id.clone();
+        let change = writer.write_if_changed(&id, hash, |hash| {
+            Ok::<_, Error>(Prepared {
+                document_id: record.id,
+                source: rel.to_owned(),
+                class: SourceClass::Extracted,
+                extractor: Some(BEIR_EXTRACTOR),
+                snapshot: None,
+                record_offset: Some(offset),
+                hash,
+                text,
+            })
+        })?;
+        writer.count(&change);
+        match change {
+            Change::Added => added += 1,
+            Change::Updated => updated += 1,
+            Change::Unchanged => unchanged += 1,
+        }
+    }
+    Ok(ItemOutcome::Records {
+        added,
+        updated,
+        unchanged,
+        failed,
+    })
+}

@@ -1,0 +1,250 @@
+//! Building generation `G+1` of the lexical index beside `G` (hard links of `G`'s immutable
+//! segment files, then deletes and adds), publishing it by rename, and removing the others: the
+//! lexical half of an ingest (see the generation invariant in the module root). Exists only with
+//! the `ingest` feature.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tantivy::{Index, IndexWriter, TantivyDocument, Term};
+
+use crate::analysis::{ANALYZER_NAME, english_analyzer};
+use crate::collection::CollectionPaths;
+use crate::lexical::{Fields, fields, index_settings, payload, schema, tantivy_err};
+use groundkit_core::Error;
+
+fn io_err(context: &'static str) -> impl Fn(std::io::Error) -> Error {
+    move |err| Error::storage(context, err)
+}
+
+/// The values of one chunk document.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkDoc<'a> {
+    /// Chunk id.
+    pub chunk_id: &'a str,
+    /// Document id.
+    pub document_id: &'a str,
+    /// Chunk text.
+    pub content: &'a str,
+    /// Citation source.
+    pub source: &'a str,
+    /// Citation source class.
+    pub source_class: &'a str,
+    /// Extractor, empty when none.
+    pub extractor: &'a str,
+    /// Start offset.
+    pub start: u64,
+    /// End offset.
+    pub end: u64,
+}
+
+impl Fields {
+    /// The tantivy document of one chunk.
+    pub fn document(&self, chunk: &ChunkDoc<'_>) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.chunk_id, chunk.chunk_id);
+        doc.add_text(self.document_id, chunk.document_id);
+        doc.add_text(self.content, chunk.content);
+        doc.add_text(self.source, chunk.source);
+        doc.add_text(self.source_class, chunk.source_class);
+        doc.add_text(self.extractor, chunk.extractor);
+        doc.add_u64(self.start, chunk.start);
+        doc.add_u64(self.end, chunk.end);
+        doc
+    }
+}
+
+/// Tunables of index building.
+#[derive(Debug, Clone, Copy)]
+pub struct WriterConfig {
+    /// Indexing threads.
+    pub threads: usize,
+    /// Memory budget per thread, in bytes.
+    pub per_thread_budget: usize,
+}
+
+impl Default for WriterConfig {
+    fn default() -> Self {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4);
+        Self {
+            threads,
+            per_thread_budget: 64 << 20,
+        }
+    }
+}
+
+/// A new generation under construction in `g<N>.tmp`.
+pub struct GenerationBuilder {
+    tmp_dir: PathBuf,
+    final_dir: PathBuf,
+    generation: u64,
+    writer: IndexWriter,
+    /// The schema's fields.
+    pub fields: Fields,
+}
+
+/// Removes everything in `tantivy_dir` except generation `keep`: older and newer generations
+/// and unfinished `*.tmp` builds.
+pub fn remove_other_generations(tantivy_dir: &Path, keep: Option<u64>) -> Result<(), Error> {
+    let entries = match fs::read_dir(tantivy_dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) => {
+            return Err(Error::storage(
+                "cannot read the lexical index directory",
+                err,
+            ));
+        }
+    };
+    let keep_name = keep.map(|g| format!("g{g}"));
+    for entry in entries {
+        let entry = entry.map_err(io_err("cannot read the lexical index directory"))?;
+        let name = entry.file_name();
+        if keep_name
+            .as_deref()
+            .is_some_and(|keep| name.to_str() == Some(keep))
+        {
+            continue;
+        }
+        let path = entry.path();
+        let result = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        result.map_err(io_err("cannot remove a stale lexical index generation"))?;
+    }
+    Ok(())
+}
+
+fn sync_dir(path: &Path) -> Result<(), Error> {
+    fs::File::open(path)
+        .and_then(|dir| dir.sync_all())
+        .map_err(io_err("cannot sync the lexical index directory"))
+}
+
+impl GenerationBuilder {
+    /// Starts generation `generation` from a copy (hard links of immutable segment files) of
+    /// generation `base`, or from an empty index when `base` is `None`.
+    pub fn start(
+        paths: &CollectionPaths,
+        base: Option<u64>,
+        generation: u64,
+        config: WriterConfig,
+    ) -> Result<Self, Error> {
+        fs::create_dir_all(&paths.tantivy).map_err(io_err("cannot create the lexical index"))?;
+        let tmp_dir = paths.tantivy.join(format!("g{generation}.tmp"));
+        let final_dir = paths.generation_dir(generation);
+        for stale in [&tmp_dir, &final_dir] {
+            if stale.exists() {
+                fs::remove_dir_all(stale).map_err(io_err("cannot remove a stale generation"))?;
+            }
+        }
+        fs::create_dir(&tmp_dir).map_err(io_err("cannot create the lexical index"))?;
+        let index = match base {
+            Some(base) => {
+                link_files(&paths.generation_dir(base), &tmp_dir)?;
+                Index::open_in_dir(&tmp_dir)
+                    .map_err(tantivy_err("cannot open the lexical index"))?
+            }
+            None => Index::builder()
+                .schema(schema())
+                .settings(index_settings())
+                .create_in_dir(&tmp_dir)
+                .map_err(tantivy_err("cannot create the lexical index"))?,
+        };
+        index
+            .tokenizers()
+            .register(ANALYZER_NAME, english_analyzer());
+        let fields = fields(&index.schema())?;
+        let writer = index
+            .writer_with_num_threads(config.threads, config.threads * config.per_thread_budget)
+            .map_err(tantivy_err("cannot open the lexical index writer"))?;
+        Ok(Self {
+            tmp_dir,
+            final_dir,
+            generation,
+            writer,
+            fields,
+        })
+    }
+
+    /// Deletes every chunk of `document_id` (those present when the generation started).
+    pub fn delete_document(&self, document_id: &str) {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.document_id, document_id));
+    }
+
+    /// Adds one chunk document.
+    pub fn add(&self, doc: TantivyDocument) -> Result<(), Error> {
+        self.writer
+            .add_document(doc)
+            .map_err(tantivy_err("cannot index a chunk"))?;
+        Ok(())
+    }
+
+    /// Commits with the generation payload, waits for merges, runs `before_publish` on the
+    /// committed directory (which writes the generation's vectors into it), and publishes
+    /// `g<N>` by rename. Returns the path of the published directory.
+    pub fn finish(
+        mut self,
+        before_publish: impl FnOnce(&Path) -> Result<(), Error>,
+    ) -> Result<PathBuf, Error> {
+        let mut prepared = self
+            .writer
+            .prepare_commit()
+            .map_err(tantivy_err("cannot commit the lexical index"))?;
+        prepared.set_payload(&payload(self.generation));
+        prepared
+            .commit()
+            .map_err(tantivy_err("cannot commit the lexical index"))?;
+        self.writer
+            .wait_merging_threads()
+            .map_err(tantivy_err("cannot finish lexical index merges"))?;
+        // The writer lock is not part of a generation. The meta lock is: readers take it when
+        // they open the index, and finding it already there keeps the read path from creating
+        // a file in the index directory.
+        let _ = fs::remove_file(self.tmp_dir.join(".tantivy-writer.lock"));
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.tmp_dir.join(".tantivy-meta.lock"))
+            .map_err(io_err("cannot prepare the lexical index generation"))?;
+        before_publish(&self.tmp_dir)?;
+        sync_dir(&self.tmp_dir)?;
+        fs::rename(&self.tmp_dir, &self.final_dir)
+            .map_err(io_err("cannot publish the lexical index generation"))?;
+        if let Some(parent) = self.final_dir.parent() {
+            sync_dir(parent)?;
+        }
+        Ok(self.final_dir)
+    }
+}
+
+/// Populates `to` with hard links of `from`'s tantivy files (copies where linking fails). Tantivy
+/// never rewrites a file in place (`meta.json` is replaced by rename), so the base generation is
+/// unaffected by anything done to the copy. Locks and the generation's vectors, graph and champion
+/// lists are not linked: each generation writes its own, as new files.
+fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
+    let entries = fs::read_dir(from).map_err(io_err("cannot read the previous generation"))?;
+    for entry in entries {
+        let entry = entry.map_err(io_err("cannot read the previous generation"))?;
+        let name = entry.file_name();
+        if name.to_str().is_some_and(|n| {
+            n.ends_with(".lock")
+                || n == super::VECTORS_FILE_NAME
+                || n == super::VECTOR_GRAPH_FILE_NAME
+                || n == super::champions::FILE_NAME
+        }) {
+            continue;
+        }
+        let src = entry.path();
+        let dst = to.join(&name);
+        if fs::hard_link(&src, &dst).is_err() {
+            fs::copy(&src, &dst).map_err(io_err("cannot copy the previous generation"))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! One collection opened at one generation: its read-only store connection and, once an ingest
+//! has completed, the lexical index and (when it has them) the vectors of that generation.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::Connection;
+
+use crate::SCHEMA_VERSION;
+use crate::collection::{CollectionPaths, is_groundkit_store, resolves_within};
+use crate::lexical::LexicalIndex;
+use crate::store;
+use crate::vectors::Vectors;
+use groundkit_core::Error;
+
+/// One collection opened at one generation.
+///
+/// Search reads only the lexical index of this generation; `fetch_chunk` and `index_status` read
+/// the store's latest committed state through the read-only connection.
+pub struct OpenCollection {
+    paths: CollectionPaths,
+    base_dir: PathBuf,
+    generation: u64,
+    conn: Mutex<Connection>,
+    /// Identity of the store file when opened; a collection deleted and re-created under the same
+    /// name is a different file.
+    file_id: Option<(u64, u64)>,
+    lexical: Option<LexicalIndex>,
+    vectors: Option<Vectors>,
+}
+
+impl std::fmt::Debug for OpenCollection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenCollection")
+            .field("name", &self.paths.name)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenCollection {
+    /// Opens the collection `name` in `index_dir` at its committed generation.
+    ///
+    /// Validates the name first, then checks existence and identity without creating anything.
+    pub fn open(index_dir: &Path, base_dir: &Path, name: &str) -> Result<Self, Error> {
+        let paths = CollectionPaths::new(index_dir, name)?;
+        if !paths.sqlite.is_file()
+            || !resolves_within(&paths.sqlite, index_dir)
+            || !is_groundkit_store(&paths.sqlite)
+        {
+            return Err(Error::CollectionNotFound {
+                name: name.to_owned(),
+            });
+        }
+        let file_id = file_identity(&paths.sqlite);
+        let conn = store::open_for_read(&paths.sqlite)?;
+        if !store::is_groundkit(&conn) {
+            return Err(Error::CollectionNotFound {
+                name: name.to_owned(),
+            });
+        }
+        let version = store::schema_version(&conn)?;
+        if version != SCHEMA_VERSION {
+            return Err(Error::Storage {
+                message: format!(
+                    "collection {name} has schema version {version}; this build reads version \
+                     {SCHEMA_VERSION} (`grk ingest` upgrades it)"
+                ),
+                source: None,
+            });
+        }
+        // A concurrent ingest may publish a generation and start removing the previous one
+        // while we open it. An ingest removes generation G only after it committed a later one,
+        // so an open that ends with the counter still at G opened an intact G; otherwise the
+        // open may have failed or seen a half-removed directory, and is retried.
+        let mut attempt = 0;
+        loop {
+            let generation = store::generation(&conn)?;
+            let (lexical, vectors) = if generation == 0 {
+                (None, None)
+            } else {
+                let opened = LexicalIndex::open(&paths, generation).and_then(|lexical| {
+                    let dir = paths.generation_dir(generation);
+                    let vectors = Vectors::open(&dir, &lexical.searcher)?;
+                    Ok((lexical, vectors))
+                });
+                attempt += 1;
+                if attempt < 5 && store::generation(&conn)? != generation {
+                    continue;
+                }
+                let (lexical, vectors) = opened?;
+                (Some(lexical), vectors)
+            };
+            return Ok(Self {
+                paths,
+                base_dir: base_dir.to_path_buf(),
+                generation,
+                conn: Mutex::new(conn),
+                file_id,
+                lexical,
+                vectors,
+            });
+        }
+    }
+
+    /// The collection's name.
+    pub fn name(&self) -> &str {
+        &self.paths.name
+    }
+
+    /// The generation this object searches.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The lexical index, absent while the collection has never completed an ingest.
+    pub fn lexical(&self) -> Option<&LexicalIndex> {
+        self.lexical.as_ref()
+    }
+
+    /// The generation's vectors, absent when it has none.
+    pub fn vectors(&self) -> Option<&Vectors> {
+        self.vectors.as_ref()
+    }
+
+    pub(crate) fn paths(&self) -> &CollectionPaths {
+        &self.paths
+    }
+
+    pub(crate) fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+
+    pub(crate) fn connection(&self) -> Result<MutexGuard<'_, Connection>, Error> {
+        self.conn
+            .lock()
+            .map_err(|_| Error::internal("collection connection lock poisoned"))
+    }
+
+    /// Whether this is still the collection's latest state: the same store file (not one
+    /// deleted and re-created under the name) at the same committed generation.
+    pub(crate) fn is_current(&self) -> Result<bool, Error> {
+        Ok(self.file_id == file_identity(&self.paths.sqlite)
+            && self.committed_generation()? == self.generation)
+    }
+
+    /// The committed generation, as the store says now.
+    pub fn committed_generation(&self) -> Result<u64, Error> {
+        store::generation(&*self.connection()?)
+    }
+}
+
+/// Device and inode of `path`.
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}

@@ -1,0 +1,382 @@
+//! Search over one open collection: request bounds, the analysed BM25 query, the dense and
+//! hybrid rankings, and the response the service returns unchanged.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::hash::Hash;
+
+use tantivy::schema::Value;
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocAddress, Score, TantivyDocument};
+
+use crate::analysis::{english_analyzer, terms};
+use crate::embed::{Embedder, Role, normalize};
+use crate::fusion::{DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion};
+use crate::lexical::{LexicalIndex, RESCORED, bounded_top_k, top_k};
+use crate::model::{
+    Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
+    SearchResponse, SourceClass,
+};
+use crate::open::OpenCollection;
+use crate::vectors::graph::EF_SEARCH;
+use crate::{MAX_QUERY_CHARS, MAX_TOP_K};
+use groundkit_core::Error;
+
+/// Checks the caller-controlled bounds of a search request.
+pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
+    if params.query.trim().is_empty() {
+        return Err(Error::Validation {
+            field: "query".to_owned(),
+            message: "must contain some text".to_owned(),
+        });
+    }
+    if params.query.chars().count() > MAX_QUERY_CHARS {
+        return Err(Error::Validation {
+            field: "query".to_owned(),
+            message: format!("must be at most {MAX_QUERY_CHARS} characters"),
+        });
+    }
+    if params.top_k == 0 || params.top_k > MAX_TOP_K {
+        return Err(Error::Validation {
+            field: "top_k".to_owned(),
+            message: format!("must be between 1 and {MAX_TOP_K}"),
+        });
+    }
+    Ok(())
+}
+
+/// Searches `open` at the generation it was opened at. `embedder` embeds the query for `dense`
+/// and `hybrid`; it must be the embedder that computed the collection's vectors.
+pub fn search(
+    open: &OpenCollection,
+    params: &SearchParams,
+    embedder: Option<&dyn Embedder>,
+) -> Result<SearchResponse, Error> {
+    validate_params(params)?;
+    let ranked = ranked_hits(
+        open,
+        &params.query,
+        params.top_k as usize,
+        params.mode,
+        embedder,
+        Fusion::default(),
+    )?;
+    let results = match open.lexical() {
+        Some(index) => ranked
+            .hits
+            .into_iter()
+            .enumerate()
+            .map(|(i, (score, address))| load_result(index, address, score, i as u32 + 1))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Vec::new(),
+    };
+    Ok(SearchResponse {
+        total_results: results.len() as u32,
+        results,
+        metadata: SearchMetadata {
+            mode: params.mode,
+            generation: open.generation(),
+            top_k: params.top_k,
+            query_terms: ranked.query_terms,
+            reranked: false,
+            rerank_model: None,
+            rerank_input_depth: None,
+            lexical_bound: ranked.lexical_bound,
+        },
+    })
+}
+
+/// The best chunks of a ranking, best first, and how it was made.
+#[derive(Debug, Clone, Default)]
+pub struct RankedHits {
+    /// The chunks, with their scores.
+    pub hits: Vec<(Score, DocAddress)>,
+    /// The number of analysed query terms (0 in `dense` mode).
+    pub query_terms: u32,
+    /// The bound of the champion lists the lexical ranking went through, when it did.
+    pub lexical_bound: Option<u32>,
+}
+
+/// The parameters of hybrid ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    /// The Reciprocal Rank Fusion constant.
+    pub k: f32,
+    /// Candidates taken from the lexical ranking (at least the number of results asked for).
+    pub lexical_depth: usize,
+    /// Candidates taken from the dense ranking (at least the number of results asked for).
+    pub dense_depth: usize,
+    /// The dense ranking's weight against the lexical ranking's 1.
+    pub dense_weight: f32,
+}
+
+impl Fusion {
+    /// The hybrid ranking of `lexical` and `dense` (each best first), the lexical ranking
+    /// weighing 1 and the dense one `dense_weight`: the best `limit`, best first, with their
+    /// fused scores.
+    pub fn fuse<T: Copy + Eq + Hash>(
+        &self,
+        lexical: &[T],
+        dense: &[T],
+        limit: usize,
+    ) -> Vec<(f32, T)> {
+        reciprocal_rank_fusion(&[(lexical, 1.0), (dense, self.dense_weight)], self.k, limit)
+    }
+
+    /// How many candidates the lexical and the dense ranking contribute to a hybrid search for
+    /// `limit` results: each ranking's depth, or `limit` where that is more. A caller reading
+    /// past [`MAX_TOP_K`] results (an evaluation ranking documents) fuses the candidates of a
+    /// search for [`MAX_TOP_K`], so its first results are the ones every search returns.
+    pub fn depths(&self, limit: usize) -> (usize, usize) {
+        let asked = limit.min(MAX_TOP_K as usize);
+        (self.lexical_depth.max(asked), self.dense_depth.max(asked))
+    }
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Self {
+            k: RRF_K,
+            lexical_depth: LEXICAL_DEPTH,
+            dense_depth: DENSE_DEPTH,
+            dense_weight: DENSE_WEIGHT,
+        }
+    }
+}
+
+/// The best `limit` chunks for `query` in `mode`, best first.
+pub fn ranked_hits(
+    open: &OpenCollection,
+    query: &str,
+    limit: usize,
+    mode: SearchMode,
+    embedder: Option<&dyn Embedder>,
+    fusion: Fusion,
+) -> Result<RankedHits, Error> {
+    let Some(index) = open.lexical() else {
+        // Nothing ingested yet: nothing to rank, in any mode.
+        return Ok(RankedHits::default());
+    };
+    match mode {
+        SearchMode::Lexical => lexical_hits(index, query, limit),
+        SearchMode::Dense => Ok(RankedHits {
+            hits: dense_hits(open, query, limit, embedder)?,
+            ..RankedHits::default()
+        }),
+        SearchMode::Hybrid => {
+            let (lexical_depth, dense_depth) = fusion.depths(limit);
+            let dense = dense_hits(open, query, dense_depth, embedder)?;
+            let lexical = lexical_hits(index, query, lexical_depth)?;
+            let addresses: Vec<DocAddress> = lexical.hits.iter().map(|&(_, a)| a).collect();
+            let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
+            Ok(RankedHits {
+                hits: fusion.fuse(&addresses, &dense, limit),
+                ..lexical
+            })
+        }
+    }
+}
+
+/// Checks that `open` can be searched by vectors with `embedder`: the generation has vectors
+/// and `embedder` computed them.
+pub fn check_dense<'a>(
+    open: &OpenCollection,
+    embedder: Option<&'a dyn Embedder>,
+) -> Result<&'a dyn Embedder, Error> {
+    check_embedder(open.name(), open.vectors().map(|v| v.identity()), embedder)
+}
+
+/// Checks that collection `name`, whose vectors (if any) were computed by `vectors`, can be
+/// searched by vectors with `embedder`: the same check on every backend.
+pub fn check_embedder<'a>(
+    name: &str,
+    vectors: Option<&EmbeddingIdentity>,
+    embedder: Option<&'a dyn Embedder>,
+) -> Result<&'a dyn Embedder, Error> {
+    let unavailable = |reason| Error::DenseUnavailable {
+        collection: name.to_owned(),
+        reason,
+    };
+    let Some(theirs) = vectors else {
+        return Err(unavailable(
+            "the collection has no vectors (it was ingested without an embedder)",
+        ));
+    };
+    let Some(embedder) = embedder else {
+        return Err(unavailable("this server was started without an embedder"));
+    };
+    let ours = embedder.identity();
+    if theirs.fingerprint != ours.fingerprint {
+        return Err(Error::EmbeddingMismatch {
+            collection: name.to_owned(),
+            collection_model: theirs.model.clone(),
+            collection_fingerprint: theirs.fingerprint.clone(),
+            server_model: ours.model.clone(),
+            server_fingerprint: ours.fingerprint.clone(),
+        });
+    }
+    Ok(embedder)
+}
+
+/// The unit vector of query `query`.
+pub fn query_vector(embedder: &dyn Embedder, query: &str) -> Result<Vec<f32>, Error> {
+    let mut vector = embedder
+        .embed(&[query], Role::Query)?
+        .pop()
+        .ok_or_else(|| Error::embedding("the embedder returned no vector", None))?;
+    normalize(&mut vector);
+    Ok(vector)
+}
+
+/// The `limit` chunks nearest to the query's vector.
+fn dense_hits(
+    open: &OpenCollection,
+    query: &str,
+    limit: usize,
+    embedder: Option<&dyn Embedder>,
+) -> Result<Vec<(Score, DocAddress)>, Error> {
+    let embedder = check_dense(open, embedder)?;
+    let Some(vectors) = open.vectors() else {
+        return Ok(Vec::new());
+    };
+    vectors.nearest(&query_vector(embedder, query)?, limit)
+}
+
+// A search through a generation's graph returns at most `EF_SEARCH` chunks: enough for the
+// deepest dense ranking a search asks for.
+const _: () = assert!(EF_SEARCH >= DENSE_DEPTH && EF_SEARCH >= MAX_TOP_K as usize);
+
+thread_local! {
+    /// The query analyser, built once per thread: building one builds its stop-word set and
+    /// stemmer (about 14,000 instructions of a SciFact search, against 41,000 for analysing its
+    /// query).
+    static QUERY_ANALYZER: RefCell<TextAnalyzer> = RefCell::new(english_analyzer());
+}
+
+/// The distinct analysed terms of query `text`, in order of first appearance: the clauses of its
+/// BM25 query, on every backend.
+pub fn query_terms(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    QUERY_ANALYZER
+        .with_borrow_mut(|analyzer| terms(analyzer, text))
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
+/// The top `limit` chunk hits of `text`: bounded by the generation's champion lists when it has
+/// them and the query has a term with one ([`bounded_top_k`]), exact otherwise ([`top_k`]).
+pub fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<RankedHits, Error> {
+    let failed = |err| Error::storage("lexical search failed", err);
+    let terms = query_terms(text);
+    let query_terms = terms.len() as u32;
+    if let Some(champions) = &index.champions
+        && let Some(hits) = bounded_top_k(
+            &index.searcher,
+            index.fields.content,
+            champions,
+            &terms,
+            limit,
+            RESCORED,
+        )
+        .map_err(failed)?
+    {
+        return Ok(RankedHits {
+            hits,
+            query_terms,
+            lexical_bound: Some(champions.bound()),
+        });
+    }
+    let hits = top_k(
+        &index.searcher,
+        index.fields.content,
+        &terms,
+        &index.maxima,
+        limit,
+    )
+    .map_err(failed)?;
+    Ok(RankedHits {
+        hits,
+        query_terms,
+        lexical_bound: None,
+    })
+}
+
+fn text_field(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
+    doc.get_first(field)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The stored document id of a hit.
+pub fn hit_document_id(index: &LexicalIndex, address: DocAddress) -> Result<String, Error> {
+    let doc: TantivyDocument = index
+        .searcher
+        .doc(address)
+        .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
+    Ok(text_field(&doc, index.fields.document_id))
+}
+
+fn load_result(
+    index: &LexicalIndex,
+    address: DocAddress,
+    score: Score,
+    rank: u32,
+) -> Result<RetrievalResult, Error> {
+    let f = &index.fields;
+    let doc: TantivyDocument = index
+        .searcher
+        .doc(address)
+        .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
+    let chunk_id = text_field(&doc, f.chunk_id);
+    let document_id = text_field(&doc, f.document_id);
+    let extractor = text_field(&doc, f.extractor);
+    let number = |field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_u64())
+            .unwrap_or_default()
+    };
+    let citation = Citation {
+        document_id: document_id.clone(),
+        chunk_id: chunk_id.clone(),
+        source: text_field(&doc, f.source),
+        source_class: SourceClass::parse(&text_field(&doc, f.source_class))
+            .unwrap_or(SourceClass::Text),
+        extractor: (!extractor.is_empty()).then_some(extractor),
+        start_offset: number(f.start),
+        end_offset: number(f.end),
+    };
+    Ok(RetrievalResult {
+        chunk_id,
+        document_id,
+        score,
+        rank,
+        content: text_field(&doc, f.content),
+        citation,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fusion;
+    use crate::MAX_TOP_K;
+
+    #[test]
+    fn an_evaluation_reading_past_the_largest_top_k_fuses_the_candidates_a_search_fuses() {
+        let shipped = Fusion::default();
+        let search = shipped.depths(10);
+        assert_eq!(search, (500, 128));
+        for deeper in [MAX_TOP_K as usize, 200, 800] {
+            assert_eq!(shipped.depths(deeper), search, "{deeper}");
+        }
+        // Shallower depths than a search asks for give way to its `top_k`, and no further.
+        let shallow = Fusion {
+            lexical_depth: 20,
+            dense_depth: 30,
+            ..shipped
+        };
+        assert_eq!(shallow.depths(10), (20, 30));
+        assert_eq!(shallow.depths(25), (25, 30));
+        assert_eq!(shallow.depths(400), (100, 100));
+    }
+}

@@ -1,0 +1,42 @@
+//! `index_status`: a collection's size and identity from its store, with this process's cache
+//! counters.
+
+use crate::cache::CollectionCache;
+use crate::embed::Embedder;
+use crate::model::IndexStatus;
+use crate::open::OpenCollection;
+use crate::search::check_dense;
+use crate::store;
+use groundkit_core::Error;
+
+/// Reports a collection's status. Reads the counters without acquiring, so it never moves them.
+/// `embedder` is the server's query embedder: dense search is available when it computed the
+/// open generation's vectors (the same check `search` makes).
+pub fn index_status(
+    open: &OpenCollection,
+    cache: &CollectionCache,
+    embedder: Option<&dyn Embedder>,
+) -> Result<IndexStatus, Error> {
+    let status = store::status(&mut *open.connection()?)?;
+    let stats = cache.stats(open.name());
+    Ok(IndexStatus {
+        collection: open.name().to_owned(),
+        document_count: status.document_count,
+        chunk_count: status.chunk_count,
+        generation: status.generation,
+        schema_version: status.schema_version,
+        embedding: open.vectors().map(|v| v.identity().clone()),
+        dense_search_available: check_dense(open, embedder).is_ok(),
+        dense_index: open.vectors().map(|v| v.dense_index()),
+        lexical_bound: open
+            .lexical()
+            .and_then(|index| index.champions.as_ref())
+            .map(|champions| champions.bound()),
+        // The engine has no reranker; a server that has one fills this in.
+        rerank_model: None,
+        retriever_acquires: stats.acquires,
+        retriever_rebuilds: stats.rebuilds,
+        rebuild_seconds_total: stats.rebuild_seconds_total,
+        last_rebuild_seconds: stats.last_rebuild_seconds,
+    })
+}

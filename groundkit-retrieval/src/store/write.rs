@@ -1,0 +1,366 @@
+//! Writes to a collection's store, for ingest only: creating it with its schema, upgrading an
+//! older schema, and the row-level changes of one ingest transaction.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::collection::{CollectionPaths, is_groundkit_store};
+use crate::model::SourceClass;
+use crate::store::{
+    BUSY_TIMEOUT, is_groundkit, persist_wal, schema_version, source_class_at, sql_err,
+};
+use crate::{APPLICATION_ID, SCHEMA_VERSION};
+use groundkit_core::Error;
+
+/// The tables of a new collection.
+const SCHEMA: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) STRICT;
+INSERT INTO meta (key, value) VALUES ('generation', 0);
+CREATE TABLE documents (
+    document_id  TEXT PRIMARY KEY,
+    source       TEXT NOT NULL,
+    source_class TEXT NOT NULL,
+    extractor    TEXT,
+    snapshot     TEXT,
+    content_hash TEXT NOT NULL,
+    chunk_count  INTEGER NOT NULL,
+    record_offset INTEGER
+) STRICT;
+CREATE TABLE chunks (
+    chunk_id     TEXT PRIMARY KEY,
+    document_id  TEXT NOT NULL,
+    chunk_index  INTEGER NOT NULL,
+    start_offset INTEGER NOT NULL,
+    end_offset   INTEGER NOT NULL,
+    content      TEXT NOT NULL
+) STRICT;
+CREATE INDEX chunks_by_document ON chunks (document_id);
+";
+
+/// Chunks that a later ingest replaced or removed, with everything `fetch_chunk` needs to cite and
+/// verify them, kept for the retention window (see [`sweep_superseded`]).
+const SUPERSEDED: &str = "
+CREATE TABLE superseded_chunks (
+    chunk_id      TEXT PRIMARY KEY,
+    document_id   TEXT NOT NULL,
+    chunk_index   INTEGER NOT NULL,
+    start_offset  INTEGER NOT NULL,
+    end_offset    INTEGER NOT NULL,
+    content       TEXT NOT NULL,
+    source        TEXT NOT NULL,
+    source_class  TEXT NOT NULL,
+    extractor     TEXT,
+    snapshot      TEXT,
+    record_offset INTEGER,
+    superseded_generation INTEGER NOT NULL,
+    superseded_at INTEGER NOT NULL
+) STRICT;
+";
+
+/// Upgrades a version-1 store in place (inside the ingest's transaction).
+const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INTEGER;";
+
+/// Opens (creating when absent) a collection's store for ingest.
+///
+/// An existing file must already be a groundkit collection of this schema version; anything else
+/// is refused untouched.
+pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Error> {
+    let not_ours = || Error::Validation {
+        field: "collection".to_owned(),
+        message: "a file of that name in the index directory is not a groundkit collection"
+            .to_owned(),
+    };
+    let exists = paths.sqlite.exists();
+    if exists && !is_groundkit_store(&paths.sqlite) {
+        return Err(not_ours());
+    }
+    let conn = Connection::open(&paths.sqlite).map_err(sql_err("cannot open the collection"))?;
+    if exists && !is_groundkit(&conn) {
+        return Err(not_ours());
+    }
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(sql_err("cannot configure the collection"))?;
+    if !exists {
+        // Header fields first, in rollback mode, so the identity is in the main file before
+        // anything else: the header probe never sees a half-created collection as ours.
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID};
+             PRAGMA user_version = {SCHEMA_VERSION};
+             BEGIN; {SCHEMA} {SUPERSEDED} COMMIT;"
+        ))
+        .map_err(sql_err("cannot create the collection"))?;
+    }
+    let mut version = schema_version(&conn)?;
+    if version == 1 {
+        conn.execute_batch(&format!(
+            "BEGIN IMMEDIATE; {MIGRATE_FROM_1} {SUPERSEDED} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+        ))
+        .map_err(sql_err("cannot upgrade the collection"))?;
+        version = SCHEMA_VERSION;
+    }
+    if version != SCHEMA_VERSION {
+        return Err(Error::Validation {
+            field: "collection".to_owned(),
+            message: format!(
+                "the collection has schema version {version}; this build reads version {SCHEMA_VERSION}"
+            ),
+        });
+    }
+    // A store last committed by a build that did not record its counts gets them now, so an
+    // ingest that changes nothing (and so commits nothing) still leaves them recorded.
+    conn.execute(&format!("INSERT OR IGNORE {COUNTS}"), [])
+        .map_err(sql_err("cannot write the collection's counts"))?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(sql_err("cannot enable WAL"))?;
+    // The `-wal` file is emptied on close but kept, with the `-shm` index beside it, so a reader
+    // opening the collection later finds both and creates nothing.
+    conn.pragma_update(None, "journal_size_limit", 0)
+        .map_err(sql_err("cannot configure the collection"))?;
+    persist_wal(&conn)?;
+    // FULL: the commit that publishes a generation is on disk before the previous generation's
+    // lexical index is deleted, so even a power loss cannot leave SQLite behind its index.
+    conn.pragma_update(None, "synchronous", "FULL")
+        .map_err(sql_err("cannot configure the collection"))?;
+    Ok(conn)
+}
+
+/// Records `generation` as committed, with the document and chunk counts as they stand in this
+/// transaction: `index_status` reads them ([`store::status`](super::status)) instead of counting
+/// rows on every request.
+pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), Error> {
+    conn.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'generation'",
+        [generation as i64],
+    )
+    .map_err(sql_err("cannot write the generation"))?;
+    conn.execute(&format!("INSERT OR REPLACE {COUNTS}"), [])
+        .map_err(sql_err("cannot write the collection's counts"))?;
+    Ok(())
+}
+
+/// The `meta` rows of the document and chunk counts, as the store's rows stand (after
+/// `INSERT OR IGNORE` or `INSERT OR REPLACE`).
+const COUNTS: &str = "INTO meta (key, value) VALUES
+    ('document_count', (SELECT count(*) FROM documents)),
+    ('chunk_count', (SELECT count(*) FROM chunks))";
+
+/// One stored document, as ingest compares it.
+#[derive(Debug, Clone)]
+pub(crate) struct DocumentRow {
+    pub(crate) source: String,
+    pub(crate) source_class: SourceClass,
+    pub(crate) content_hash: String,
+    pub(crate) extractor: Option<String>,
+}
+
+const DOCUMENT_ROW: &str =
+    "SELECT document_id, source, source_class, content_hash, extractor FROM documents";
+
+fn document_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, DocumentRow)> {
+    Ok((
+        row.get::<_, String>(0)?,
+        DocumentRow {
+            source: row.get(1)?,
+            source_class: source_class_at(row, 2)?,
+            content_hash: row.get(3)?,
+            extractor: row.get(4)?,
+        },
+    ))
+}
+
+/// The stored row of `document_id`, if the store holds it.
+pub(crate) fn document(conn: &Connection, document_id: &str) -> Result<Option<DocumentRow>, Error> {
+    conn.prepare_cached(&format!("{DOCUMENT_ROW} WHERE document_id = ?1"))
+        .and_then(|mut stmt| stmt.query_row([document_id], document_row).optional())
+        .map(|row| row.map(|(_, row)| row))
+        .map_err(sql_err("cannot read a document"))
+}
+
+/// Up to `limit` stored documents in id order, from the first id after `after` (from the first
+/// id when `None`): the store's documents a page at a time, so a caller may change the store
+/// between pages.
+pub(crate) fn documents_after(
+    conn: &Connection,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<(String, DocumentRow)>, Error> {
+    let err = sql_err("cannot read documents");
+    let limit = limit as i64;
+    let rows: rusqlite::Result<Vec<_>> = match after {
+        Some(after) => conn
+            .prepare_cached(&format!(
+                "{DOCUMENT_ROW} WHERE document_id > ?1 ORDER BY document_id LIMIT ?2"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_map(params![after, limit], document_row)?
+                    .collect()
+            }),
+        None => conn
+            .prepare_cached(&format!("{DOCUMENT_ROW} ORDER BY document_id LIMIT ?1"))
+            .and_then(|mut stmt| stmt.query_map([limit], document_row)?.collect()),
+    };
+    rows.map_err(err)
+}
+
+/// Whether the store holds any document.
+pub(crate) fn has_documents(conn: &Connection) -> Result<bool, Error> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM documents)", [], |row| {
+        row.get(0)
+    })
+    .map_err(sql_err("cannot read documents"))
+}
+
+/// A document about to be written.
+pub(crate) struct NewDocument<'a> {
+    pub(crate) document_id: &'a str,
+    pub(crate) source: &'a str,
+    pub(crate) source_class: SourceClass,
+    pub(crate) extractor: Option<&'a str>,
+    pub(crate) snapshot: Option<&'a str>,
+    pub(crate) content_hash: &'a str,
+    /// Where a BEIR record's line starts in its corpus file.
+    pub(crate) record_offset: Option<u64>,
+}
+
+/// A chunk about to be written.
+pub(crate) struct NewChunk<'a> {
+    pub(crate) chunk_id: &'a str,
+    pub(crate) chunk_index: usize,
+    pub(crate) start_offset: usize,
+    pub(crate) end_offset: usize,
+    pub(crate) content: &'a str,
+}
+
+/// Moves a document's chunks to `superseded_chunks` (stamped with the generation being built and
+/// the time), then deletes the document and its chunks.
+pub(crate) fn supersede_document(
+    conn: &Connection,
+    document_id: &str,
+    generation: u64,
+    now_unix: i64,
+) -> Result<(), Error> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO superseded_chunks
+         SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset, c.content,
+                d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, ?2, ?3
+         FROM chunks c JOIN documents d ON d.document_id = c.document_id
+         WHERE c.document_id = ?1",
+    )
+    .and_then(|mut stmt| stmt.execute(params![document_id, generation as i64, now_unix]))
+    .map_err(sql_err("cannot keep superseded chunks"))?;
+    delete_document(conn, document_id)
+}
+
+/// Forgets superseded chunks that are live again (same id in `chunks`) or were superseded at or
+/// before `cutoff_unix`.
+pub(crate) fn sweep_superseded(conn: &Connection, cutoff_unix: i64) -> Result<(), Error> {
+    conn.execute(
+        "DELETE FROM superseded_chunks
+         WHERE superseded_at <= ?1
+            OR EXISTS (SELECT 1 FROM chunks c WHERE c.chunk_id = superseded_chunks.chunk_id)",
+        [cutoff_unix],
+    )
+    .map_err(sql_err("cannot sweep superseded chunks"))?;
+    Ok(())
+}
+
+fn delete_document(conn: &Connection, document_id: &str) -> Result<(), Error> {
+    conn.prepare_cached("DELETE FROM chunks WHERE document_id = ?1")
+        .and_then(|mut stmt| stmt.execute([document_id]))
+        .map_err(sql_err("cannot delete chunks"))?;
+    conn.prepare_cached("DELETE FROM documents WHERE document_id = ?1")
+        .and_then(|mut stmt| stmt.execute([document_id]))
+        .map_err(sql_err("cannot delete a document"))?;
+    Ok(())
+}
+
+pub(crate) fn insert_document(
+    conn: &Connection,
+    doc: &NewDocument<'_>,
+    chunks: &[NewChunk<'_>],
+) -> Result<(), Error> {
+    let mut insert_doc = conn
+        .prepare_cached(
+            "INSERT INTO documents
+             (document_id, source, source_class, extractor, snapshot, content_hash, chunk_count,
+              record_offset)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .map_err(sql_err("cannot insert a document"))?;
+    insert_doc
+        .execute(params![
+            doc.document_id,
+            doc.source,
+            doc.source_class.as_str(),
+            doc.extractor,
+            doc.snapshot,
+            doc.content_hash,
+            chunks.len() as i64,
+            doc.record_offset.map(|o| o as i64),
+        ])
+        .map_err(sql_err("cannot insert a document"))?;
+    let mut insert_chunk = conn
+        .prepare_cached(
+            "INSERT INTO chunks
+             (chunk_id, document_id, chunk_index, start_offset, end_offset, content)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .map_err(sql_err("cannot insert a chunk"))?;
+    for chunk in chunks {
+        insert_chunk
+            .execute(params![
+                chunk.chunk_id,
+                doc.document_id,
+                chunk.chunk_index as i64,
+                chunk.start_offset as i64,
+                chunk.end_offset as i64,
+                chunk.content,
+            ])
+            .map_err(sql_err("cannot insert a chunk"))?;
+    }
+    Ok(())
+}
+
+/// The stored chunks of a document: `(chunk_id, start, end, content)` in order.
+pub(crate) fn chunks_of(
+    conn: &Connection,
+    document_id: &str,
+) -> Result<Vec<(String, u64, u64, String)>, Error> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT chunk_id, start_offset, end_offset, content FROM chunks
+             WHERE document_id = ?1 ORDER BY chunk_index",
+        )
+        .map_err(sql_err("cannot read chunks"))?;
+    let rows = stmt
+        .query_map([document_id], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?.max(0) as u64,
+                row.get::<_, i64>(2)?.max(0) as u64,
+                row.get::<_, String>(3)?,
+            ))
+        })
+        .map_err(sql_err("cannot read chunks"))?;
+    rows.collect::<Result<_, _>>()
+        .map_err(sql_err("cannot read chunks"))
+}
+
+/// Snapshot file names still referenced by some document or superseded chunk.
+pub(crate) fn referenced_snapshots(
+    conn: &Connection,
+) -> Result<std::collections::HashSet<String>, Error> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT snapshot FROM documents WHERE snapshot IS NOT NULL
+             UNION SELECT snapshot FROM superseded_chunks WHERE snapshot IS NOT NULL",
+        )
+        .map_err(sql_err("cannot read snapshots"))?;
+    let rows = stmt
+        .query_map([], |row| row.get::<_, String>(0))
+        .map_err(sql_err("cannot read snapshots"))?;
+    rows.collect::<Result<_, _>>()
+        .map_err(sql_err("cannot read snapshots"))
+}

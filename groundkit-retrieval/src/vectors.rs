@@ -1,0 +1,257 @@
+//! The vectors of one generation: the file `vectors.bin` inside the generation's directory, read
+//! when the generation is opened, and nearest-neighbour search over them: exact, or through the
+//! generation's HNSW graph (`vectors.hnsw`, [`graph`]) when it has one.
+//!
+//! A generation's vectors (and graph) are written into its directory before the directory is
+//! published (`write`, with the `ingest` feature), so they are published, read and removed
+//! together with the lexical index they belong to, under the same generation invariant.
+//!
+//! # Format
+//!
+//! ```text
+//! "GRKVEC01"                      8 bytes
+//! header length                   u32, little endian
+//! header                          JSON: identity, count, dimension, segment ids
+//! count rows, each:               segment ordinal (u32 LE), document id in the segment (u32 LE),
+//!                                 content key (16 bytes: SHA-256 prefix of the chunk's
+//!                                 embedding input, `input`),
+//!                                 dimension x f32 LE (unit length)
+//! ```
+//!
+//! A row names its chunk by its address in the generation's lexical index, whose segments are
+//! fixed once the generation is committed; the header lists the segment ids in searcher order,
+//! and opening checks them, so a row can never point into a different index.
+
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use tantivy::{DocAddress, Searcher};
+
+use crate::model::{DenseIndex, EmbeddingIdentity};
+use groundkit_core::Error;
+
+pub mod graph;
+#[cfg(feature = "ingest")]
+pub(crate) mod input;
+#[cfg(feature = "ingest")]
+pub(crate) mod write;
+
+use graph::Graph;
+
+pub(crate) use crate::lexical::VECTORS_FILE_NAME as FILE_NAME;
+pub(crate) const MAGIC: &[u8; 8] = b"GRKVEC01";
+/// Bytes of a row before its vector.
+pub(crate) const ROW_PREFIX: usize = 4 + 4 + 16;
+
+/// The header of a vectors file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Header {
+    pub(crate) identity: EmbeddingIdentity,
+    pub(crate) count: u64,
+    pub(crate) dimension: u32,
+    /// The lexical index's segment ids, in searcher order.
+    pub(crate) segments: Vec<String>,
+}
+
+/// The segment ids of a searcher, in order.
+pub(crate) fn segment_ids(searcher: &Searcher) -> Vec<String> {
+    searcher
+        .segment_readers()
+        .iter()
+        .map(|s| s.segment_id().uuid_string())
+        .collect()
+}
+
+/// One generation's vectors, in memory.
+#[derive(Debug)]
+pub struct Vectors {
+    identity: EmbeddingIdentity,
+    dimension: usize,
+    addresses: Vec<DocAddress>,
+    /// Content keys, read by the next ingest to reuse vectors.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
+    keys: Vec<[u8; 16]>,
+    store: Store,
+}
+
+/// Where the vectors themselves are held.
+#[derive(Debug)]
+enum Store {
+    /// Row after row; searched exactly.
+    Rows(Vec<f32>),
+    /// As the points of the generation's graph; searched through it.
+    Graph(Graph),
+}
+
+fn corrupt(message: impl Into<String>) -> Error {
+    Error::Storage {
+        message: message.into(),
+        source: None,
+    }
+}
+
+fn read_error(err: std::io::Error) -> Error {
+    Error::storage("cannot read the generation's vectors", err)
+}
+
+impl Vectors {
+    /// Reads the vectors of the generation in `dir` (`None` if it has none) and its graph if it
+    /// has one, checking them against the generation's lexical index.
+    pub(crate) fn open(dir: &Path, searcher: &Searcher) -> Result<Option<Self>, Error> {
+        let file = match std::fs::File::open(dir.join(FILE_NAME)) {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(read_error(err)),
+        };
+        let graph_file = match std::fs::File::open(dir.join(graph::FILE_NAME)) {
+            Ok(file) => Some(file),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(Error::storage("cannot read the vector graph", err)),
+        };
+        let len = file.metadata().map_err(read_error)?.len();
+        let keep_rows = graph_file.is_none();
+        let (segments, mut vectors) = Self::read(BufReader::new(file), len, keep_rows)?;
+        if segments != segment_ids(searcher) {
+            return Err(corrupt(format!(
+                "the vectors in {} belong to other segments than the lexical index",
+                dir.display()
+            )));
+        }
+        if let Some(graph_file) = graph_file {
+            let graph =
+                Graph::read_from(BufReader::new(graph_file), vectors.len(), vectors.dimension)?;
+            vectors.store = Store::Graph(graph);
+        }
+        Ok(Some(vectors))
+    }
+
+    /// Parses a whole vectors file: the segment ids it was written for, and the vectors.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
+    pub(crate) fn parse(bytes: &[u8]) -> Result<(Vec<String>, Self), Error> {
+        Self::read(bytes, bytes.len() as u64, true)
+    }
+
+    /// Reads a vectors file of `len` bytes from `input`; the vectors themselves are kept only
+    /// when `keep_rows` (otherwise they come from the graph).
+    fn read(mut input: impl Read, len: u64, keep_rows: bool) -> Result<(Vec<String>, Self), Error> {
+        let mut prefix = [0u8; 12];
+        input
+            .read_exact(&mut prefix)
+            .map_err(|_| corrupt("not a groundkit vectors file"))?;
+        if &prefix[..8] != MAGIC {
+            return Err(corrupt("not a groundkit vectors file"));
+        }
+        let header_len = u32::from_le_bytes([prefix[8], prefix[9], prefix[10], prefix[11]]);
+        if u64::from(header_len) > len.saturating_sub(12) {
+            return Err(corrupt("the vectors file's header is truncated"));
+        }
+        let mut header = vec![0u8; header_len as usize];
+        input.read_exact(&mut header).map_err(read_error)?;
+        let header: Header = serde_json::from_slice(&header)
+            .map_err(|err| Error::storage("the vectors file's header is not valid", err))?;
+        let dimension = header.dimension as usize;
+        let row = ROW_PREFIX + 4 * dimension;
+        let body = len.saturating_sub(12 + u64::from(header_len));
+        let count = usize::try_from(header.count).map_err(|_| corrupt("vector count too large"))?;
+        if dimension == 0 || Some(body) != header.count.checked_mul(row as u64) {
+            return Err(corrupt("the vectors file's size does not match its header"));
+        }
+        let mut addresses = Vec::with_capacity(count);
+        let mut keys = Vec::with_capacity(count);
+        let mut data = Vec::with_capacity(if keep_rows { count * dimension } else { 0 });
+        // A row buffer only when there are rows: then the size check bounds it by the file.
+        let mut chunk = vec![0u8; if count == 0 { 0 } else { row }];
+        for _ in 0..count {
+            input.read_exact(&mut chunk).map_err(read_error)?;
+            let u32_at = |at: usize| {
+                u32::from_le_bytes([chunk[at], chunk[at + 1], chunk[at + 2], chunk[at + 3]])
+            };
+            addresses.push(DocAddress::new(u32_at(0), u32_at(4)));
+            let mut key = [0u8; 16];
+            key.copy_from_slice(&chunk[8..24]);
+            keys.push(key);
+            if keep_rows {
+                data.extend(
+                    chunk[ROW_PREFIX..]
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                );
+            }
+        }
+        let vectors = Self {
+            identity: header.identity,
+            dimension,
+            addresses,
+            keys,
+            store: Store::Rows(data),
+        };
+        Ok((header.segments, vectors))
+    }
+
+    /// What computed these vectors.
+    pub fn identity(&self) -> &EmbeddingIdentity {
+        &self.identity
+    }
+
+    /// How many chunks have a vector.
+    pub fn len(&self) -> usize {
+        self.addresses.len()
+    }
+
+    /// Whether there are no vectors.
+    pub fn is_empty(&self) -> bool {
+        self.addresses.is_empty()
+    }
+
+    /// How search finds the nearest vectors: over every vector, or through the HNSW graph.
+    pub fn dense_index(&self) -> DenseIndex {
+        match self.store {
+            Store::Rows(_) => DenseIndex::Exact,
+            Store::Graph(_) => DenseIndex::Hnsw,
+        }
+    }
+
+    /// The chunk address of every row, in row order.
+    pub(crate) fn addresses(&self) -> &[DocAddress] {
+        &self.addresses
+    }
+
+    /// The vector of row `row`.
+    pub(crate) fn vector(&self, row: usize) -> &[f32] {
+        match &self.store {
+            Store::Rows(data) => &data[row * self.dimension..(row + 1) * self.dimension],
+            Store::Graph(graph) => graph.vector(row),
+        }
+    }
+
+    /// The content key of row `row`.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
+    pub(crate) fn key(&self, row: usize) -> &[u8; 16] {
+        &self.keys[row]
+    }
+
+    /// The `limit` chunks most similar to `query` (a unit vector), best first: by exact cosine
+    /// similarity (ties keep index order), or through the generation's graph when it has one
+    /// (approximate: at most [`graph::EF_SEARCH`] chunks).
+    pub fn nearest(&self, query: &[f32], limit: usize) -> Result<Vec<(f32, DocAddress)>, Error> {
+        if query.len() != self.dimension {
+            return Err(Error::embedding(
+                format!(
+                    "the query vector has {} values, the collection's vectors {}",
+                    query.len(),
+                    self.dimension
+                ),
+                None,
+            ));
+        }
+        let found = match &self.store {
+            Store::Rows(data) => graph::exact_nearest(data, self.dimension, query, limit),
+            Store::Graph(graph) => graph.nearest(query, limit),
+        };
+        Ok(found
+            .into_iter()
+            .map(|(score, row)| (score, self.addresses[row as usize]))
+            .collect())
+    }
+}
