@@ -5,7 +5,6 @@
 #
 #   bench/growth.sh [SIZES (default "5000 50000 500000 5000000")] [DATA_DIR (../shared/data)]
 #                   [SECONDS per load run (5)] [DENSE_MAX (5000)] [WORDS (bursty|independent)]
-#                   [LEXICAL_BOUND (0)]
 #
 # Per size: ingest wall time and peak RSS (/usr/bin/time), index size on disk, lexical search
 # p50/p99 in process (bench/src/bin/search_qps, 3 passes), then `grk serve`: its RSS once started,
@@ -14,8 +13,7 @@
 # 1 client. RSS is reported whole and anonymous (heap and stacks, without the memory-mapped index
 # files the kernel can drop and re-read). Sizes up to DENSE_MAX are also embedded
 # (all-MiniLM-L6-v2, a second ingest whose time is reported apart) and searched dense and hybrid
-# over REST at 1 client. WORDS is gen_corpus.py's word model. LEXICAL_BOUND is every ingest's
-# `--lexical-bound` (0: exact lexical search). Corpora are kept in
+# over REST at 1 client. WORDS is gen_corpus.py's word model. Corpora are kept in
 # target/growth/WORDS (reused when present); indexes are rebuilt every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +22,6 @@ data=$(cd "${2:-../shared/data}" && pwd)
 seconds=${3:-5}
 dense_max=${4:-5000}
 words=${5:-bursty}
-bound=${6:-0}
 
 cargo build --release --locked -q -p groundkit-server --bin grk
 cargo build --release --locked -q -p groundkit-bench --bin load
@@ -64,7 +61,7 @@ load_run() { # load_run PORT PID OP CONCURRENCY [MODE]
         --transport rest --op "$3" --concurrency "$4" --seconds "$seconds" --mode "${5:-lexical}"
 }
 
-echo "words: $words; lexical bound: $bound; load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "words: $words; load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for size in $sizes; do
     dir="$store/g$size"
     mkdir -p "$dir"
@@ -76,7 +73,7 @@ for size in $sizes; do
     index="$dir/index"
     rm -rf "$index"
     timed "$dir/ingest.time" "$grk" --index-dir "$index" --base-dir "$dir" ingest \
-        --collection growth --format beir --lexical-bound "$bound" "$dir/corpus.jsonl"
+        --collection growth --format beir "$dir/corpus.jsonl"
     chunks=$("$grk" --index-dir "$index" --base-dir "$dir" status --collection growth --json \
         | python3 -c 'import json,sys; print(json.load(sys.stdin)["chunk_count"])')
     bytes=$(du -sb "$index" | cut -f1)
@@ -84,8 +81,7 @@ for size in $sizes; do
     embed=()
     if [ "$size" -le "$dense_max" ]; then
         timed "$dir/embed.time" "$grk" --index-dir "$index" --base-dir "$dir" \
-            --embed-model "$minilm" ingest --collection growth --format beir \
-            --lexical-bound "$bound" "$dir/corpus.jsonl"
+            --embed-model "$minilm" ingest --collection growth --format beir "$dir/corpus.jsonl"
         embed=(--embed-model "$minilm")
     fi
     port=$((20000 + RANDOM % 20000))

@@ -28,7 +28,7 @@ warmup=${5:-15}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 
 cargo build --release --locked -q -p groundkit-server --bin grk
-cargo build --release --locked -q -p groundkit-bench --bin lexical_bound
+cargo build --release --locked -q -p groundkit-bench --bin lexical_exact
 out=target/lucene
 mkdir -p "$out"
 if [ ! -f "$out/lib.stamp" ] || [ bench/lucene/pom.xml -nt "$out/lib.stamp" ]; then
@@ -43,7 +43,7 @@ rm -rf "$out/classes"
 lucene=("$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED
     -cp "$out/classes:$out/lib/*" LuceneBm25)
 grk=target/release/grk
-exact=target/release/lexical_bound
+exact=target/release/lexical_exact
 queries=$data/scifact/queries.jsonl
 qrels=$data/scifact/qrels/test.tsv
 results=$out/results.jsonl
@@ -61,7 +61,7 @@ for size in $sizes; do
             mv "$corpus.tmp" "$corpus"
         fi
     fi
-    # Ingested afresh, or found unchanged; either way without champion lists (exact search).
+    # Ingested afresh, or found unchanged.
     mkdir -p "$dir"
     "$grk" --index-dir "$dir/index" --base-dir "$(dirname "$corpus")" ingest \
         --collection growth --format beir "$corpus" >&2
@@ -69,14 +69,14 @@ for size in $sizes; do
         "${lucene[@]}" index "$corpus" "$out/g$size" 2>>"$out/lucene.log" \
             | sed "s/^{/{\"size\": \"$size\", /" | tee -a "$results"
     fi
-    "$exact" "$dir/index" growth "$queries" "$qrels" "" 300 1 >/dev/null
+    "$exact" "$dir/index" growth "$queries" "$qrels" 1 >/dev/null
     for _ in $(seq "$alternations"); do
-        "$exact" "$dir/index" growth "$queries" "$qrels" "" 300 "$rounds" \
-            | python3 -c 'import json,sys; r=json.load(sys.stdin); w=r["ways"][0]
+        "$exact" "$dir/index" growth "$queries" "$qrels" "$rounds" \
+            | python3 -c 'import json,sys; r=json.load(sys.stdin)
 print(json.dumps({"size": sys.argv[1], "engine": "groundkit", "documents": r["chunks"],
-    "segments": r["segments"], "rounds": r["rounds"], "p50_ms": w["p50_ms"],
-    "p99_ms": w["p99_ms"], "round_seconds_median": w["round_seconds_median"],
-    "ndcg_at_10": w["ndcg_at_10"]}))' "$size" | tee -a "$results"
+    "rounds": r["rounds"], "p50_ms": r["p50_ms"], "p99_ms": r["p99_ms"],
+    "round_seconds_median": r["round_seconds_median"], "ndcg_at_10": r["ndcg_at_10"]}))' \
+            "$size" | tee -a "$results"
         "${lucene[@]}" search "$out/g$size" "$queries" "$qrels" "$warmup" "$rounds" \
             2>>"$out/lucene.log" \
             | sed "s/^{/{\"size\": \"$size\", /" | tee -a "$results"
@@ -86,13 +86,13 @@ done
 python3 - "$results" <<'EOF'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if '"p50_ms"' in l]
-print("| size | engine | documents (segments) | p50 / p99 ms | round s | nDCG@10 |")
+print("| size | engine | documents | p50 / p99 ms | round s | nDCG@10 |")
 print("| --- | --- | --- | --- | --- | --- |")
 for size in dict.fromkeys(r["size"] for r in runs):
     for engine in ("groundkit", "lucene"):
         rs = [r for r in runs if r["size"] == size and r["engine"] == engine]
         med = lambda k: statistics.median(r[k] for r in rs)
-        print(f"| {size} | {engine} | {rs[0]['documents']:,} ({rs[0]['segments']}) | "
+        print(f"| {size} | {engine} | {rs[0]['documents']:,} | "
               f"{med('p50_ms'):.3f} / {med('p99_ms'):.2f} | {med('round_seconds_median'):.3f} | "
               f"{med('ndcg_at_10'):.4f} |")
 EOF

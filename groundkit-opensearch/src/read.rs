@@ -333,8 +333,6 @@ impl Backend for ClusterBackend {
                 reranked: false,
                 rerank_model: None,
                 rerank_input_depth: None,
-                // The cluster ranks over its whole postings.
-                lexical_bound: None,
             },
         })
     }
@@ -404,8 +402,6 @@ impl Backend for ClusterBackend {
             )
             .is_ok(),
             dense_index: meta.embedding.as_ref().map(|_| DenseIndex::Hnsw),
-            // The cluster ranks over its whole postings.
-            lexical_bound: None,
             collection: name.to_owned(),
             document_count: meta.document_count,
             chunk_count: meta.chunk_count,

@@ -1,4 +1,8 @@
-//! Collection names, their on-disk paths, the read-only identity probe and enumeration.
+//! Collection names, their on-disk layout, the read-only identity probe and enumeration.
+//!
+//! [`CollectionPaths`] is the one statement of where a collection's files are: the store, the
+//! generation directories (`g<N>`, built as `g<N>.tmp`) and the files a generation directory
+//! holds beside tantivy's own ([`VECTORS_FILE`], [`VECTOR_GRAPH_FILE`]).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -58,11 +62,35 @@ impl CollectionPaths {
         })
     }
 
-    /// The lexical index directory of generation `generation`.
+    /// The directory of generation `generation`: its lexical index, and its vectors when it has
+    /// them.
     pub fn generation_dir(&self, generation: u64) -> PathBuf {
-        self.tantivy.join(format!("g{generation}"))
+        self.tantivy.join(generation_name(generation))
+    }
+
+    /// The directory generation `generation` is built in before it is renamed into place.
+    pub(crate) fn build_dir(&self, generation: u64) -> PathBuf {
+        self.tantivy
+            .join(format!("{}.tmp", generation_name(generation)))
     }
 }
+
+/// The name of generation `generation`'s directory inside `<name>.tantivy`.
+pub(crate) fn generation_name(generation: u64) -> String {
+    format!("g{generation}")
+}
+
+/// The file a generation's vectors are kept in, inside its directory. A new generation writes its
+/// own and never links the previous one's.
+pub(crate) const VECTORS_FILE: &str = "vectors.bin";
+
+/// The file a generation's HNSW graph is kept in, beside its vectors (likewise never linked).
+pub(crate) const VECTOR_GRAPH_FILE: &str = "vectors.hnsw";
+
+/// Files an earlier groundkit wrote into a generation directory and nothing reads now (the
+/// champion lists of bounded lexical search): never carried into a new generation, so they go
+/// with the generation that has them.
+pub(crate) const RETIRED_FILES: &[&str] = &["champions.bin"];
 
 /// Whether `path` is a groundkit collection, decided without SQLite and without writing anything.
 ///

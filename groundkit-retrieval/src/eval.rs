@@ -126,16 +126,16 @@ pub fn ranked_documents(
     depth: usize,
     how: &Ranking<'_>,
 ) -> Result<Vec<String>, Error> {
-    let Some(index) = open.lexical() else {
+    if open.lexical().is_none() {
         return Ok(Vec::new());
-    };
+    }
     let mut limit = depth * 2;
     loop {
         let hits = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion)?.hits;
         let mut seen = HashSet::new();
         let mut docs = Vec::with_capacity(depth);
         for (_, address) in &hits {
-            let id = hit_document_id(index, *address)?;
+            let id = hit_document_id(open, *address)?;
             if seen.insert(id.clone()) {
                 docs.push(id);
                 if docs.len() == depth {

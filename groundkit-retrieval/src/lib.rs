@@ -122,8 +122,8 @@ pub use model::{
 };
 pub use open::OpenCollection;
 pub use search::{
-    Fusion, RankedHits, check_dense, check_embedder, query_terms, query_vector, ranked_hits,
-    search, validate_params,
+    ChunkAddress, Fusion, RankedHits, check_dense, check_embedder, hit_document_id, query_terms,
+    query_vector, ranked_hits, search, validate_params,
 };
 pub use status::index_status;
 pub use store::ChunkRecord;

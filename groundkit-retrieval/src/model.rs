@@ -214,11 +214,6 @@ pub struct SearchMetadata {
     /// How many candidates the reranker saw, when reranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rerank_input_depth: Option<u32>,
-    /// The bound of the champion lists the lexical ranking went through, when it did (a query
-    /// term was in more chunks than the bound): that ranking read at most this many postings per
-    /// term and may have missed chunks an exact search would rank. Absent when it was exact.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lexical_bound: Option<u32>,
 }
 
 /// Ranked chunks and how they were produced.
@@ -281,12 +276,6 @@ pub struct IndexStatus {
     /// has no vectors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dense_index: Option<DenseIndex>,
-    /// The bound of the champion lists of the generation this server has open: a `lexical`
-    /// search (and the lexical half of a `hybrid` one) reads at most this many postings per
-    /// query term, and may miss chunks an exact search would rank. Absent when lexical search is
-    /// exact.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lexical_bound: Option<u32>,
     /// The model this server reranks with when a search asks for `rerank: true`; absent when it
     /// has no reranker (such a search is refused with `reranker_not_configured`).
     #[serde(skip_serializing_if = "Option::is_none")]

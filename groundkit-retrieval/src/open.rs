@@ -114,7 +114,7 @@ impl OpenCollection {
     }
 
     /// The lexical index, absent while the collection has never completed an ingest.
-    pub fn lexical(&self) -> Option<&LexicalIndex> {
+    pub(crate) fn lexical(&self) -> Option<&LexicalIndex> {
         self.lexical.as_ref()
     }
 

@@ -12,7 +12,7 @@ use tantivy::{DocAddress, Score, TantivyDocument};
 use crate::analysis::{english_analyzer, terms};
 use crate::embed::{Embedder, Role, normalize};
 use crate::fusion::{DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion};
-use crate::lexical::{LexicalIndex, RESCORED, bounded_top_k, top_k};
+use crate::lexical::{LexicalIndex, top_k};
 use crate::model::{
     Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
     SearchResponse, SourceClass,
@@ -66,7 +66,7 @@ pub fn search(
             .hits
             .into_iter()
             .enumerate()
-            .map(|(i, (score, address))| load_result(index, address, score, i as u32 + 1))
+            .map(|(i, (score, address))| load_result(index, address.0, score, i as u32 + 1))
             .collect::<Result<Vec<_>, _>>()?,
         None => Vec::new(),
     };
@@ -81,21 +81,23 @@ pub fn search(
             reranked: false,
             rerank_model: None,
             rerank_input_depth: None,
-            lexical_bound: ranked.lexical_bound,
         },
     })
 }
 
-/// The best chunks of a ranking, best first, and how it was made.
+/// The best chunks of a ranking, best first.
 #[derive(Debug, Clone, Default)]
 pub struct RankedHits {
     /// The chunks, with their scores.
-    pub hits: Vec<(Score, DocAddress)>,
+    pub hits: Vec<(f32, ChunkAddress)>,
     /// The number of analysed query terms (0 in `dense` mode).
     pub query_terms: u32,
-    /// The bound of the champion lists the lexical ranking went through, when it did.
-    pub lexical_bound: Option<u32>,
 }
+
+/// Where a ranked chunk is in the generation the ranking read: valid only with the
+/// [`OpenCollection`] it came from ([`hit_document_id`] reads its document id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChunkAddress(DocAddress);
 
 /// The parameters of hybrid ranking.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -167,8 +169,8 @@ pub fn ranked_hits(
             let (lexical_depth, dense_depth) = fusion.depths(limit);
             let dense = dense_hits(open, query, dense_depth, embedder)?;
             let lexical = lexical_hits(index, query, lexical_depth)?;
-            let addresses: Vec<DocAddress> = lexical.hits.iter().map(|&(_, a)| a).collect();
-            let dense: Vec<DocAddress> = dense.into_iter().map(|(_, a)| a).collect();
+            let addresses: Vec<ChunkAddress> = lexical.hits.iter().map(|&(_, a)| a).collect();
+            let dense: Vec<ChunkAddress> = dense.into_iter().map(|(_, a)| a).collect();
             Ok(RankedHits {
                 hits: fusion.fuse(&addresses, &dense, limit),
                 ..lexical
@@ -234,12 +236,16 @@ fn dense_hits(
     query: &str,
     limit: usize,
     embedder: Option<&dyn Embedder>,
-) -> Result<Vec<(Score, DocAddress)>, Error> {
+) -> Result<Vec<(Score, ChunkAddress)>, Error> {
     let embedder = check_dense(open, embedder)?;
     let Some(vectors) = open.vectors() else {
         return Ok(Vec::new());
     };
-    vectors.nearest(&query_vector(embedder, query)?, limit)
+    let nearest = vectors.nearest(&query_vector(embedder, query)?, limit)?;
+    Ok(nearest
+        .into_iter()
+        .map(|(score, address)| (score, ChunkAddress(address)))
+        .collect())
 }
 
 // A search through a generation's graph returns at most `EF_SEARCH` chunks: enough for the
@@ -264,29 +270,9 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The top `limit` chunk hits of `text`: bounded by the generation's champion lists when it has
-/// them and the query has a term with one ([`bounded_top_k`]), exact otherwise ([`top_k`]).
-pub fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<RankedHits, Error> {
-    let failed = |err| Error::storage("lexical search failed", err);
+/// The exact top `limit` chunk hits of `text` by BM25 ([`top_k`]).
+fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<RankedHits, Error> {
     let terms = query_terms(text);
-    let query_terms = terms.len() as u32;
-    if let Some(champions) = &index.champions
-        && let Some(hits) = bounded_top_k(
-            &index.searcher,
-            index.fields.content,
-            champions,
-            &terms,
-            limit,
-            RESCORED,
-        )
-        .map_err(failed)?
-    {
-        return Ok(RankedHits {
-            hits,
-            query_terms,
-            lexical_bound: Some(champions.bound()),
-        });
-    }
     let hits = top_k(
         &index.searcher,
         index.fields.content,
@@ -294,11 +280,13 @@ pub fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<Ra
         &index.maxima,
         limit,
     )
-    .map_err(failed)?;
+    .map_err(|err| Error::storage("lexical search failed", err))?;
     Ok(RankedHits {
-        hits,
-        query_terms,
-        lexical_bound: None,
+        hits: hits
+            .into_iter()
+            .map(|(score, address)| (score, ChunkAddress(address)))
+            .collect(),
+        query_terms: terms.len() as u32,
     })
 }
 
@@ -308,11 +296,17 @@ fn text_field(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
         .unwrap_or_default()
 }
 
-/// The stored document id of a hit.
-pub fn hit_document_id(index: &LexicalIndex, address: DocAddress) -> Result<String, Error> {
+/// The document id of a ranked chunk of `open`.
+pub fn hit_document_id(open: &OpenCollection, address: ChunkAddress) -> Result<String, Error> {
+    let Some(index) = open.lexical() else {
+        return Err(Error::Storage {
+            message: "a ranked chunk of a collection without a lexical index".to_owned(),
+            source: None,
+        });
+    };
     let doc: TantivyDocument = index
         .searcher
-        .doc(address)
+        .doc(address.0)
         .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
     Ok(text_field(&doc, index.fields.document_id))
 }

@@ -28,10 +28,6 @@ pub fn index_status(
         embedding: open.vectors().map(|v| v.identity().clone()),
         dense_search_available: check_dense(open, embedder).is_ok(),
         dense_index: open.vectors().map(|v| v.dense_index()),
-        lexical_bound: open
-            .lexical()
-            .and_then(|index| index.champions.as_ref())
-            .map(|champions| champions.bound()),
         // The engine has no reranker; a server that has one fills this in.
         rerank_model: None,
         retriever_acquires: stats.acquires,

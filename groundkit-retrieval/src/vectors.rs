@@ -28,6 +28,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, Searcher};
 
+use crate::collection::{VECTOR_GRAPH_FILE, VECTORS_FILE};
 use crate::model::{DenseIndex, EmbeddingIdentity};
 use groundkit_core::Error;
 
@@ -39,7 +40,6 @@ pub(crate) mod write;
 
 use graph::Graph;
 
-pub(crate) use crate::lexical::VECTORS_FILE_NAME as FILE_NAME;
 pub(crate) const MAGIC: &[u8; 8] = b"GRKVEC01";
 /// Bytes of a row before its vector.
 pub(crate) const ROW_PREFIX: usize = 4 + 4 + 16;
@@ -99,12 +99,12 @@ impl Vectors {
     /// Reads the vectors of the generation in `dir` (`None` if it has none) and its graph if it
     /// has one, checking them against the generation's lexical index.
     pub(crate) fn open(dir: &Path, searcher: &Searcher) -> Result<Option<Self>, Error> {
-        let file = match std::fs::File::open(dir.join(FILE_NAME)) {
+        let file = match std::fs::File::open(dir.join(VECTORS_FILE)) {
             Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(read_error(err)),
         };
-        let graph_file = match std::fs::File::open(dir.join(graph::FILE_NAME)) {
+        let graph_file = match std::fs::File::open(dir.join(VECTOR_GRAPH_FILE)) {
             Ok(file) => Some(file),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
             Err(err) => return Err(Error::storage("cannot read the vector graph", err)),
@@ -234,7 +234,11 @@ impl Vectors {
     /// The `limit` chunks most similar to `query` (a unit vector), best first: by exact cosine
     /// similarity (ties keep index order), or through the generation's graph when it has one
     /// (approximate: at most [`graph::EF_SEARCH`] chunks).
-    pub fn nearest(&self, query: &[f32], limit: usize) -> Result<Vec<(f32, DocAddress)>, Error> {
+    pub(crate) fn nearest(
+        &self,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(f32, DocAddress)>, Error> {
         if query.len() != self.dimension {
             return Err(Error::embedding(
                 format!(

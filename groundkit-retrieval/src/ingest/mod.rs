@@ -77,10 +77,6 @@ pub struct IngestOptions {
     /// is approximate and fast; below it, dense search compares the query with every vector.
     /// Default [`DEFAULT_MIN_VECTORS`](crate::vectors::graph::DEFAULT_MIN_VECTORS).
     pub graph_min_vectors: usize,
-    /// Writes the new generation's champion lists of this length: a lexical search then reads at
-    /// most this many postings of each query term, whatever the collection's size, and is
-    /// approximate (`lexical::champions`). 0, the default, writes none: searches are exact.
-    pub lexical_bound: u32,
 }
 
 impl std::fmt::Debug for IngestOptions {
@@ -116,7 +112,6 @@ impl IngestOptions {
             embedder: None,
             drop_vectors: false,
             graph_min_vectors: crate::vectors::graph::DEFAULT_MIN_VECTORS,
-            lexical_bound: 0,
         }
     }
 }

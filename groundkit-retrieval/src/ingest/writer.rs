@@ -14,13 +14,11 @@ use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
 use crate::ingest::ledger::Ledger;
 use crate::ingest::{IngestFailure, IngestOptions, IngestSummary};
-use crate::lexical::{
-    ChunkDoc, GenerationBuilder, WriterConfig, champions, remove_other_generations,
-};
+use crate::lexical::{ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations};
 use crate::model::SourceClass;
 use crate::store;
 use crate::store::write::{self, DocumentRow, NewChunk, NewDocument};
-use crate::vectors::{self, Vectors};
+use crate::vectors::Vectors;
 use groundkit_core::Error;
 
 /// One document ready to write.
@@ -69,8 +67,6 @@ pub(super) struct Writer<'a> {
     previous_vectors: Option<Vectors>,
     /// The fewest vectors for which the new generation gets a graph.
     graph_min_vectors: usize,
-    /// The length of the new generation's champion lists; 0 writes none.
-    lexical_bound: u32,
     /// What this run has seen and written (on disk: it grows with the corpus).
     pub(super) ledger: Ledger,
     pub(super) summary: IngestSummary,
@@ -129,11 +125,6 @@ impl<'a> Writer<'a> {
             (Some(_), None) => true,
             (None, None) => false,
         };
-        // So does a change of the champion lists' bound (or asking for them, or for none).
-        let bound_change = base_generation > 0
-            && !rebuild
-            && champions::bound_in(&paths.generation_dir(base_generation))?
-                != (options.lexical_bound > 0).then_some(options.lexical_bound);
         let now_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
@@ -149,12 +140,11 @@ impl<'a> Writer<'a> {
             embedder,
             previous_vectors,
             graph_min_vectors: options.graph_min_vectors,
-            lexical_bound: options.lexical_bound,
             ledger: Ledger::new()?,
             summary: IngestSummary::empty(&paths.name, base_generation),
             now_unix,
         };
-        if rebuild || vectors_change || bound_change {
+        if rebuild || vectors_change {
             writer.builder()?;
             writer.conn()?;
         }
@@ -342,7 +332,7 @@ impl<'a> Writer<'a> {
 /// The vectors of a published generation, for reuse; a file that cannot be read or parsed is
 /// not reused (every chunk is embedded again).
 fn read_vectors(dir: &std::path::Path) -> Result<Option<Vectors>, Error> {
-    match std::fs::read(dir.join(vectors::FILE_NAME)) {
+    match std::fs::read(dir.join(crate::collection::VECTORS_FILE)) {
         Ok(bytes) => Ok(Vectors::parse(&bytes).ok().map(|(_, v)| v)),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(err) => Err(Error::storage("cannot read the generation's vectors", err)),

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
 use crate::analysis::{ANALYZER_NAME, english_analyzer};
-use crate::collection::CollectionPaths;
+use crate::collection::{
+    CollectionPaths, RETIRED_FILES, VECTOR_GRAPH_FILE, VECTORS_FILE, generation_name,
+};
 use crate::lexical::{Fields, fields, index_settings, payload, schema, tantivy_err};
 use groundkit_core::Error;
 
@@ -98,7 +100,7 @@ pub fn remove_other_generations(tantivy_dir: &Path, keep: Option<u64>) -> Result
             ));
         }
     };
-    let keep_name = keep.map(|g| format!("g{g}"));
+    let keep_name = keep.map(generation_name);
     for entry in entries {
         let entry = entry.map_err(io_err("cannot read the lexical index directory"))?;
         let name = entry.file_name();
@@ -135,7 +137,7 @@ impl GenerationBuilder {
         config: WriterConfig,
     ) -> Result<Self, Error> {
         fs::create_dir_all(&paths.tantivy).map_err(io_err("cannot create the lexical index"))?;
-        let tmp_dir = paths.tantivy.join(format!("g{generation}.tmp"));
+        let tmp_dir = paths.build_dir(generation);
         let final_dir = paths.generation_dir(generation);
         for stale in [&tmp_dir, &final_dir] {
             if stale.exists() {
@@ -225,8 +227,8 @@ impl GenerationBuilder {
 
 /// Populates `to` with hard links of `from`'s tantivy files (copies where linking fails). Tantivy
 /// never rewrites a file in place (`meta.json` is replaced by rename), so the base generation is
-/// unaffected by anything done to the copy. Locks and the generation's vectors, graph and champion
-/// lists are not linked: each generation writes its own, as new files.
+/// unaffected by anything done to the copy. Locks, the generation's vectors and graph (each
+/// generation writes its own, as new files) and retired files are not linked.
 fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
     let entries = fs::read_dir(from).map_err(io_err("cannot read the previous generation"))?;
     for entry in entries {
@@ -234,9 +236,9 @@ fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
         let name = entry.file_name();
         if name.to_str().is_some_and(|n| {
             n.ends_with(".lock")
-                || n == super::VECTORS_FILE_NAME
-                || n == super::VECTOR_GRAPH_FILE_NAME
-                || n == super::champions::FILE_NAME
+                || n == VECTORS_FILE
+                || n == VECTOR_GRAPH_FILE
+                || RETIRED_FILES.contains(&n)
         }) {
             continue;
         }

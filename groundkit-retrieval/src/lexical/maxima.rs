@@ -13,10 +13,11 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lru::LruCache;
-use tantivy::postings::Postings;
 use tantivy::query::Bm25Weight;
-use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocSet, Score, SegmentReader, TERMINATED, Term};
+use tantivy::schema::Field;
+use tantivy::{Score, SegmentReader, Term};
+
+use super::cursor::TermCursor;
 
 /// Chunk numbers per window of a search.
 pub const WINDOW: u32 = 4096;
@@ -111,17 +112,11 @@ impl WindowMaxima {
     ) -> tantivy::Result<Arc<[Score]>> {
         let windows = segment.max_doc().div_ceil(self.window) as usize;
         let mut maxima = vec![0.0 as Score; windows];
-        let norms = segment.get_fieldnorms_reader(field)?;
-        if let Some(mut postings) = segment
-            .inverted_index(field)?
-            .read_postings(term, IndexRecordOption::WithFreqs)?
-        {
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                let score = weight.score(norms.fieldnorm_id(doc), postings.term_freq());
-                let max = &mut maxima[(doc / self.window) as usize];
-                *max = max.max(score);
-                doc = postings.advance();
+        if let Some(mut postings) = TermCursor::open(segment, field, term, weight)? {
+            while !postings.done() {
+                let max = &mut maxima[(postings.doc() / self.window) as usize];
+                *max = max.max(postings.score());
+                postings.advance();
             }
         }
         Ok(maxima.into())
@@ -153,6 +148,10 @@ impl Default for WindowMaxima {
 
 #[cfg(test)]
 mod tests {
+    use tantivy::postings::Postings;
+    use tantivy::schema::IndexRecordOption;
+    use tantivy::{DocSet, TERMINATED};
+
     use super::super::top::tests::{WORDS, segmented_index};
     use super::*;
 

@@ -1,7 +1,7 @@
 //! The per-generation tantivy BM25 index: its schema and settings, opening a published
-//! generation for reading (`published`), its exact top-k over all segments (`top`, pruned with
-//! the window maxima `maxima` keeps), and the champion lists that bound a search's reads where
-//! an ingest wrote them (`champions`, read by `bounded`).
+//! generation for reading (`published`), and its exact top-k over all segments (`top`, pruned
+//! with the window maxima `maxima` keeps). Both read postings through one scoring cursor
+//! (`cursor`, the one source of BM25 weights) and rank with one top-n structure (`topn`).
 //! Building the next generation is `build`, with the `ingest` feature.
 
 use tantivy::schema::{
@@ -15,29 +15,21 @@ use crate::analysis::{ANALYZER_NAME, english_analyzer};
 use crate::collection::CollectionPaths;
 use groundkit_core::Error;
 
-mod bounded;
 #[cfg(feature = "ingest")]
 mod build;
-pub mod champions;
+mod cursor;
 mod maxima;
 mod published;
 mod top;
+mod topn;
 
-pub use bounded::{RESCORED, bounded_top_k};
 #[cfg(feature = "ingest")]
 pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
-use champions::Champions;
-pub use maxima::{MAXIMA_BUDGET, WINDOW, WindowMaxima};
+pub(crate) use maxima::WindowMaxima;
 use published::PublishedDirectory;
-pub use top::top_k;
-
-/// The file a generation's vectors are kept in, inside its directory (the `vectors` module reads
-/// and writes it; a new generation never links it from the previous one).
-pub(crate) const VECTORS_FILE_NAME: &str = "vectors.bin";
-/// The file a generation's HNSW graph is kept in, beside its vectors (likewise never linked).
-pub(crate) const VECTOR_GRAPH_FILE_NAME: &str = "vectors.hnsw";
+pub(crate) use top::top_k;
 
 pub(super) fn tantivy_err(context: &'static str) -> impl Fn(tantivy::TantivyError) -> Error {
     move |err| Error::storage(context, err)
@@ -46,7 +38,7 @@ pub(super) fn tantivy_err(context: &'static str) -> impl Fn(tantivy::TantivyErro
 /// The fields of a chunk document. Content and every citation field are stored, so a search
 /// answers from the one generation it opened without consulting SQLite.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(crate) struct Fields {
     /// Chunk id (stored only: nothing looks a chunk up in the lexical index).
     pub chunk_id: Field,
     /// Document id (indexed as one token for deletes, stored).
@@ -128,27 +120,24 @@ pub(super) fn payload(generation: u64) -> String {
 }
 
 /// One generation of the lexical index, opened for searching.
-pub struct LexicalIndex {
+pub(crate) struct LexicalIndex {
     /// The searcher over this generation's segments (fixed for the object's life).
-    pub searcher: Searcher,
+    pub(crate) searcher: Searcher,
     /// The schema's fields.
-    pub fields: Fields,
-    /// The generation's champion lists, when its ingest wrote them: searches are then bounded.
-    pub champions: Option<Champions>,
-    /// The window maxima exact searches of this generation have computed.
-    pub maxima: WindowMaxima,
+    pub(crate) fields: Fields,
+    /// The window maxima searches of this generation have computed.
+    pub(crate) maxima: WindowMaxima,
     // Kept so the searcher's segments stay owned by a live reader.
     _reader: IndexReader,
 }
 
 impl LexicalIndex {
     /// Opens generation `generation`, checking that its commit records that generation.
-    pub fn open(paths: &CollectionPaths, generation: u64) -> Result<Self, Error> {
+    pub(crate) fn open(paths: &CollectionPaths, generation: u64) -> Result<Self, Error> {
         let dir = paths.generation_dir(generation);
         let directory =
             PublishedDirectory::open(&dir).map_err(tantivy_err("cannot open the lexical index"))?;
-        let index =
-            Index::open(directory.clone()).map_err(tantivy_err("cannot open the lexical index"))?;
+        let index = Index::open(directory).map_err(tantivy_err("cannot open the lexical index"))?;
         let metas = index
             .load_metas()
             .map_err(tantivy_err("cannot read the lexical index"))?;
@@ -171,30 +160,11 @@ impl LexicalIndex {
             .try_into()
             .map_err(tantivy_err("cannot open the lexical index"))?;
         let searcher = reader.searcher();
-        let champions = open_champions(&directory, &searcher)?;
         Ok(Self {
             searcher,
             fields,
-            champions,
             maxima: WindowMaxima::default(),
             _reader: reader,
         })
     }
-}
-
-/// The generation's champion lists, mapped, when it has them.
-fn open_champions(
-    directory: &PublishedDirectory,
-    searcher: &Searcher,
-) -> Result<Option<Champions>, Error> {
-    use tantivy::Directory;
-    use tantivy::directory::error::OpenReadError;
-    let bytes = match directory.open_read(std::path::Path::new(champions::FILE_NAME)) {
-        Ok(file) => file
-            .read_bytes()
-            .map_err(|err| Error::storage("cannot read the champion lists", err))?,
-        Err(OpenReadError::FileDoesNotExist(_)) => return Ok(None),
-        Err(err) => return Err(Error::storage("cannot read the champion lists", err)),
-    };
-    Champions::from_bytes(bytes, searcher).map(Some)
 }

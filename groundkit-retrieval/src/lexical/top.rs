@@ -18,106 +18,39 @@
 //! and 5,000,000 synthetic chunks, no query's top 10 differed from the collector's:
 //! `examples/lexical_pruning.rs`).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::cmp::Reverse;
 use std::sync::Arc;
 
-use tantivy::fieldnorm::FieldNormReader;
-use tantivy::postings::{Postings, SegmentPostings};
-use tantivy::query::Bm25Weight;
-use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocAddress, DocSet, Score, Searcher, TERMINATED, Term};
+use tantivy::schema::Field;
+use tantivy::{DocAddress, Score, Searcher, Term};
 
+use super::cursor::{TermCursor, weights};
 use super::maxima::WindowMaxima;
+use super::topn::{Ranked, TopN};
 
-/// A scored item; greater is better: a higher score, or the same score at a lower key (the
-/// ranking rule of a search, the key being a chunk's address or number).
-#[derive(Clone, Copy)]
-pub(super) struct Ranked<K> {
-    pub(super) score: Score,
-    pub(super) key: K,
-}
+/// The best `k` hits so far.
+type Best = TopN<DocAddress>;
 
-impl<K: Ord> Ord for Ranked<K> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.score
-            .total_cmp(&other.score)
-            .then_with(|| other.key.cmp(&self.key))
-    }
-}
-
-impl<K: Ord> PartialOrd for Ranked<K> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<K: Ord> PartialEq for Ranked<K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl<K: Ord> Eq for Ranked<K> {}
-
-/// One hit.
-type Hit = Ranked<DocAddress>;
-
-/// The best `k` hits so far; the worst of them on top of the heap.
-struct Best {
-    k: usize,
-    heap: BinaryHeap<Reverse<Hit>>,
-}
-
-impl Best {
-    fn offer(&mut self, hit: Hit) {
-        if self.heap.len() < self.k {
-            self.heap.push(Reverse(hit));
-        } else if self.heap.peek().is_some_and(|Reverse(worst)| hit > *worst) {
-            self.heap.pop();
-            self.heap.push(Reverse(hit));
-        }
-    }
-
-    /// What a chunk's bound must reach for the chunk to be looked at: a little under the k-th
-    /// best score, so that a chunk whose sum rounds up to a tie still reaches `offer`, which
-    /// keeps the lower address.
-    fn threshold(&self) -> f64 {
-        match self.heap.peek() {
-            Some(Reverse(worst)) if self.heap.len() == self.k => {
-                let score = f64::from(worst.score);
-                score - score.abs() * 1e-6
-            }
-            _ => f64::NEG_INFINITY,
-        }
-    }
-}
-
-/// One query term's postings in one segment.
+/// One query term's postings in one segment, with its window maxima there.
 struct Cursor {
-    postings: SegmentPostings,
-    weight: Bm25Weight,
-    norms: FieldNormReader,
+    postings: TermCursor,
     /// The term's highest score in each window, when it is in more chunks than a window holds.
     maxima: Option<Arc<[Score]>>,
 }
 
 impl Cursor {
-    fn score(&self, doc: u32) -> f64 {
-        f64::from(
-            self.weight
-                .score(self.norms.fieldnorm_id(doc), self.postings.term_freq()),
-        )
+    fn score(&self) -> f64 {
+        f64::from(self.postings.score())
     }
 
     /// The highest score the term can have in window `w`.
     fn bound(&self, w: usize) -> f64 {
-        if self.postings.doc() == TERMINATED {
+        if self.postings.done() {
             return 0.0;
         }
         f64::from(match &self.maxima {
             Some(maxima) => maxima[w],
-            None => self.weight.max_score(),
+            None => self.postings.max_score(),
         })
     }
 }
@@ -153,24 +86,16 @@ fn top_k_in_order(
         .iter()
         .map(|t| Term::from_field_text(field, t))
         .collect();
-    let weights: Vec<Bm25Weight> = terms
-        .iter()
-        .map(|term| Bm25Weight::for_terms(searcher, std::slice::from_ref(term)))
-        .collect::<tantivy::Result<_>>()?;
+    let weights = weights(searcher, &terms)?;
     let window = maxima.window();
-    let mut best = Best {
-        k,
-        heap: BinaryHeap::with_capacity(k + 1),
-    };
+    let mut best = Best::new(k);
     let mut sums = vec![0.0f64; window as usize];
     let mut seen = vec![0u64; window as usize / 64];
     for &ord in order {
         let segment = &searcher.segment_readers()[ord];
-        let inverted = segment.inverted_index(field)?;
-        let norms = segment.get_fieldnorms_reader(field)?;
         let mut cursors = Vec::with_capacity(terms.len());
         for (term, weight) in terms.iter().zip(&weights) {
-            let Some(postings) = inverted.read_postings(term, IndexRecordOption::WithFreqs)? else {
+            let Some(postings) = TermCursor::open(segment, field, term, weight)? else {
                 continue;
             };
             let maxima = maxima.of(
@@ -181,12 +106,7 @@ fn top_k_in_order(
                 weight,
                 postings.doc_freq(),
             )?;
-            cursors.push(Cursor {
-                postings,
-                weight: weight.clone(),
-                norms: norms.clone(),
-                maxima,
-            });
+            cursors.push(Cursor { postings, maxima });
         }
         let mut search = SegmentSearch {
             segment: ord as u32,
@@ -202,9 +122,11 @@ fn top_k_in_order(
             search.window(w, &mut best);
         }
     }
-    let mut hits: Vec<Hit> = best.heap.into_iter().map(|Reverse(hit)| hit).collect();
-    hits.sort_unstable_by(|a, b| b.cmp(a));
-    Ok(hits.into_iter().map(|h| (h.score, h.key)).collect())
+    Ok(best
+        .into_sorted()
+        .into_iter()
+        .map(|h| (h.score, h.key))
+        .collect())
 }
 
 /// The search of one segment, window by window.
@@ -256,7 +178,7 @@ impl SegmentSearch<'_> {
             }
             while doc < end {
                 let slot = (doc - start) as usize;
-                self.sums[slot] += cursor.score(doc);
+                self.sums[slot] += cursor.score();
                 self.seen[slot / 64] |= 1 << (slot % 64);
                 doc = cursor.postings.advance();
             }
@@ -284,7 +206,7 @@ impl SegmentSearch<'_> {
                         cursor.postings.seek(doc);
                     }
                     if cursor.postings.doc() == doc {
-                        sum += cursor.score(doc);
+                        sum += cursor.score();
                     }
                     if sum + rest < threshold {
                         reachable = false;
@@ -305,9 +227,10 @@ impl SegmentSearch<'_> {
 #[cfg(test)]
 pub(super) mod tests {
     use tantivy::collector::TopDocs;
-    use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
-    use tantivy::schema::{STRING, Schema, TEXT};
-    use tantivy::{Index, IndexWriter, TantivyDocument};
+    use tantivy::postings::Postings;
+    use tantivy::query::{Bm25Weight, BooleanQuery, Occur, Query, TermQuery};
+    use tantivy::schema::{IndexRecordOption, STRING, Schema, TEXT};
+    use tantivy::{DocSet, Index, IndexWriter, TERMINATED, TantivyDocument};
 
     use super::*;
 

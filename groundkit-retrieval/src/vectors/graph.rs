@@ -23,8 +23,6 @@ use serde::{Deserialize, Serialize};
 use crate::embed::dot;
 use groundkit_core::Error;
 
-/// The graph's file in a generation directory.
-pub const FILE_NAME: &str = crate::lexical::VECTOR_GRAPH_FILE_NAME;
 const MAGIC: &[u8; 8] = b"GRKHNSW1";
 
 /// The fewest vectors for which an ingest builds a graph, by default.

@@ -12,11 +12,12 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 use tantivy::{DocAddress, Index, ReloadPolicy, Searcher};
 
+use crate::collection::{VECTOR_GRAPH_FILE, VECTORS_FILE};
 use crate::embed::{Embedder, Role, normalize};
 use crate::lexical::Fields;
-use crate::vectors::graph::{self, Graph};
+use crate::vectors::graph::Graph;
 use crate::vectors::input::Inputs;
-use crate::vectors::{FILE_NAME, Header, MAGIC, Vectors, segment_ids};
+use crate::vectors::{Header, MAGIC, Vectors, segment_ids};
 use groundkit_core::Error;
 
 /// Texts per call to the embedder.
@@ -153,7 +154,7 @@ fn write_graph(dir: &Path, graph: &Graph) -> Result<(), Error> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(dir.join(graph::FILE_NAME))
+        .open(dir.join(VECTOR_GRAPH_FILE))
         .map_err(io)?;
     let mut out = std::io::BufWriter::new(file);
     graph.write_to(&mut out)?;
@@ -181,7 +182,7 @@ fn write_file<'a>(
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(dir.join(FILE_NAME))
+        .open(dir.join(VECTORS_FILE))
         .map_err(io)?;
     let mut out = std::io::BufWriter::new(file);
     out.write_all(MAGIC).map_err(io)?;

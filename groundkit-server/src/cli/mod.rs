@@ -105,12 +105,6 @@ pub struct IngestArgs {
     /// search approximate and fast; below N it compares the query with every vector.
     #[arg(long, value_name = "N", default_value_t = retrieval::vectors::graph::DEFAULT_MIN_VECTORS)]
     pub graph_min_vectors: usize,
-    /// Bound lexical search: write champion lists of N chunks for every term in more than N, so
-    /// that a search reads at most N postings per query term whatever the collection's size,
-    /// at some cost in ranking quality. 0 writes none: lexical search is exact. Each ingest
-    /// decides for the generation it writes; changing N makes a new generation.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub lexical_bound: u32,
     /// Where the collection is served from: `local` (the index directory) or `opensearch` (the
     /// `--opensearch-url` cluster: ingested into the index directory as a staging copy, then
     /// its new generation published to the cluster).
@@ -391,13 +385,6 @@ fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> 
         BackendArg::Local => None,
         BackendArg::Opensearch => {
             groundkit_opensearch::check_name(&args.collection)?;
-            if args.lexical_bound > 0 {
-                // The cluster ranks by its own postings: champion lists would bound nothing.
-                return Err(Error::InvalidRequest {
-                    field: Some("lexical_bound".to_owned()),
-                    message: "--lexical-bound applies to the local backend only".to_owned(),
-                });
-            }
             Some(
                 cli.cluster
                     .connect()?
@@ -423,7 +410,6 @@ fn ingest(cli: &Cli, args: &IngestArgs, embedder: Option<Arc<dyn Embedder>>) -> 
     options.embedder = embedder;
     options.drop_vectors = args.drop_vectors;
     options.graph_min_vectors = args.graph_min_vectors;
-    options.lexical_bound = args.lexical_bound;
     let mut progress = progress::CliProgress::new(args.json);
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();

@@ -71,9 +71,6 @@ pub(super) fn print_search(response: &SearchResponse) {
     if let (true, Some(model), Some(depth)) = (m.reranked, &m.rerank_model, m.rerank_input_depth) {
         println!("reranked by {model} from the first {depth} results");
     }
-    if let Some(bound) = m.lexical_bound {
-        println!("lexical ranking bounded: at most {bound} postings per query term");
-    }
 }
 
 pub(super) fn print_fetch(response: &FetchChunkResponse) {
@@ -106,10 +103,6 @@ pub(super) fn print_status(status: &IndexStatus) {
     println!("chunks           {}", status.chunk_count);
     println!("generation       {}", status.generation);
     println!("schema version   {}", status.schema_version);
-    match status.lexical_bound {
-        Some(bound) => println!("lexical search   bounded, {bound} postings per query term"),
-        None => println!("lexical search   exact"),
-    }
     println!(
         "dense search     {}",
         if status.dense_search_available {

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-import { GRK, boundedCorpus, corpus, serve } from "./support.mjs";
+import { GRK, corpus, serve } from "./support.mjs";
 
 const require = createRequire(import.meta.url);
 const launcher = join(
@@ -19,7 +19,6 @@ const launcher = join(
 // The Inspector keeps a catalog and secrets under HOME; give it one of its own.
 const home = mkdtempSync(join(tmpdir(), "inspector-home-"));
 const fx = corpus();
-const bounded = boundedCorpus();
 
 /** Run the Inspector CLI against `target` (a command line or a URL): exit code and JSON output. */
 function inspect(target, args) {
@@ -91,15 +90,3 @@ for (const transport of ["stdio", "http"]) {
     });
   });
 }
-
-describe("MCP Inspector CLI against grk serve over stdio, a collection with champion lists", () => {
-  test("bounded answers come back as structured content that says so", () => {
-    const target = [GRK, ...bounded.grkArgs, "serve", "--stdio"];
-    const found = call(target, "search", { collection: "rivers", query: "river" });
-    assert.equal(found.status, 0, found.stderr);
-    assert.equal(found.json.result.structuredContent.metadata.lexical_bound, 1);
-    const status = call(target, "index_status", { collection: "rivers" });
-    assert.equal(status.status, 0, status.stderr);
-    assert.equal(status.json.result.structuredContent.lexical_bound, 1);
-  });
-});

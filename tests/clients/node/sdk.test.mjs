@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-import { GRK, HELLO, boundedCorpus, corpus, serve } from "./support.mjs";
+import { GRK, HELLO, corpus, serve } from "./support.mjs";
 
 const fx = corpus();
 const servers = [];
@@ -136,28 +136,6 @@ for (const mode of ["grk stdio", "grk http"]) {
     });
   });
 }
-
-describe("TypeScript SDK against grk stdio, a collection with champion lists", () => {
-  let client;
-  before(async () => {
-    const bounded = boundedCorpus();
-    client = await connect(
-      new StdioClientTransport({ command: GRK, args: [...bounded.grkArgs, "serve", "--stdio"], stderr: "ignore" }),
-    );
-  });
-  after(() => client.close());
-
-  test("bounded answers validate against the output schemas and say they are bounded", async () => {
-    const found = await ok(client, "search", { collection: "rivers", query: "river" });
-    assert.equal(found.metadata.lexical_bound, 1);
-    assert.equal(found.results.length, 1);
-    assert.equal(found.results[0].citation.source, "source.md");
-    const exact = await ok(client, "search", { collection: "rivers", query: "spring hills" });
-    assert.equal(exact.metadata.lexical_bound, undefined);
-    const status = await ok(client, "index_status", { collection: "rivers" });
-    assert.equal(status.lexical_bound, 1);
-  });
-});
 
 for (const mode of ["hello stdio", "hello http"]) {
   describe(`TypeScript SDK against ${mode}`, () => {

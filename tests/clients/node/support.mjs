@@ -14,9 +14,9 @@ if (!GRK || !HELLO) {
 
 /**
  * `files` (name to text) written into a fresh corpus directory and ingested with the real
- * `grk ingest` as `collection`, with `extraArgs` after the collection.
+ * `grk ingest` as `collection`.
  */
-function ingested(prefix, collection, files, extraArgs = []) {
+function ingested(prefix, collection, files) {
   const root = mkdtempSync(join(tmpdir(), prefix));
   const base = join(root, "corpus");
   const index = join(root, "index");
@@ -25,7 +25,7 @@ function ingested(prefix, collection, files, extraArgs = []) {
     writeFileSync(join(base, name), text);
   }
   const grkArgs = ["--index-dir", index, "--base-dir", base];
-  execFileSync(GRK, [...grkArgs, "ingest", "--collection", collection, ...extraArgs, base], {
+  execFileSync(GRK, [...grkArgs, "ingest", "--collection", collection, base], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   return { base, index, grkArgs };
@@ -40,23 +40,6 @@ export function corpus() {
     "drift.txt": "The lighthouse keeper logs every passing freighter.\n",
   });
   return { ...papers, drift: join(papers.base, "drift.txt") };
-}
-
-/**
- * Two notes holding "river" ingested as collection `rivers` with `--lexical-bound 1`: a search
- * for "river" goes through its champion list, and its answers carry `lexical_bound`.
- */
-export function boundedCorpus() {
-  const { grkArgs } = ingested(
-    "grk-node-bounded-",
-    "rivers",
-    {
-      "delta.md": "The river meets the sea at its delta.\n",
-      "source.md": "The river river starts as a spring in the hills.\n",
-    },
-    ["--lexical-bound", "1"],
-  );
-  return { grkArgs };
 }
 
 /** A free TCP port on 127.0.0.1. */

@@ -80,12 +80,12 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
     ingest(&fx, "graph", count);
     assert!(
         !generation_dir(&fx.index, "exact")
-            .join(graph::FILE_NAME)
+            .join("vectors.hnsw")
             .exists()
     );
     assert!(
         generation_dir(&fx.index, "graph")
-            .join(graph::FILE_NAME)
+            .join("vectors.hnsw")
             .is_file()
     );
 
@@ -146,7 +146,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
     );
     assert!(
         generation_dir(&fx.index, "graph")
-            .join(graph::FILE_NAME)
+            .join("vectors.hnsw")
             .is_file()
     );
     let open = fx.cache().acquire("graph").expect("open");

@@ -1,7 +1,6 @@
 //! Retrieval engine and `grk` tests, against real SQLite files and tantivy indexes built in
 //! temporary directories.
 
-mod bounded;
 mod cache;
 mod citations;
 mod cli;

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 
 use crate::collection::CollectionPaths;
 use crate::ingest::{CommitStep, IngestProgress, IngestSummary};
-use crate::lexical::{ChunkDoc, champions, remove_other_generations};
+use crate::lexical::{ChunkDoc, remove_other_generations};
 use crate::store;
 use crate::store::write;
 use crate::vectors;
@@ -43,13 +43,8 @@ impl Writer<'_> {
             let fields = builder.fields;
             let (embedder, previous) = (self.embedder, self.previous_vectors.as_ref());
             let graph_min_vectors = self.graph_min_vectors;
-            let lexical_bound = self.lexical_bound;
             builder.finish(|dir| {
                 progress.commit_step(CommitStep::LexicalCommitted);
-                if lexical_bound > 0 {
-                    progress.phase("writing champion lists");
-                    champions::write_generation(dir, &fields, lexical_bound)?;
-                }
                 let Some(embedder) = embedder else {
                     return Ok(());
                 };
