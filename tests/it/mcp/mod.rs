@@ -1,4 +1,26 @@
 //! MCP over stdio and Streamable HTTP, and the serving-safety guards, against real servers.
+//!
+//! What this module guards:
+//!
+//! - MCP serves exactly the registry, and a tool added to the MCP layer alone fails the check:
+//!   `tools::live_mcp_tools_list_serves_exactly_the_registry`,
+//!   `tools::a_tool_added_to_the_mcp_layer_alone_fails_the_parity_check`.
+//! - One call path: one permit count covers stdio, REST and MCP over HTTP:
+//!   `limits::concurrent_calls_are_capped_across_both_transports`. The bounds `docs/limits.md`
+//!   lists, at the limit and one past it: `limits.rs` (session expiry: `http.rs`).
+//! - Every route refuses a disallowed Host or a foreign Origin before reading a body, and `/mcp`
+//!   mounted alone guards itself: `guard::host_and_origin_matrix_on_rest_and_mcp`,
+//!   `guard::a_forbidden_host_is_refused_before_the_body_is_read`,
+//!   `guard::mcp_mounted_alone_in_an_app_without_a_guard_checks_host_and_origin_itself`; the
+//!   binary binds beyond loopback only when told:
+//!   `guard::the_binary_refuses_non_loopback_binds_without_allow_remote_access`.
+//! - One request, one access line:
+//!   `access::one_rest_request_and_one_mcp_http_request_write_one_access_line_each`,
+//!   `access::a_streamed_mcp_answer_writes_one_line_once_the_call_is_done`.
+//! - Progress reaches the client before the response:
+//!   `http::a_call_asking_for_progress_streams_progress_events_then_the_response`.
+//! - JSON-RPC framing (ids echoed exactly, eras, batches): `framing.rs`; stdout carries only
+//!   frames: `stdio.rs`.
 
 mod access;
 mod framing;

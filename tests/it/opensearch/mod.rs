@@ -4,6 +4,21 @@
 //! The cluster starts once per test process and its nodes stop when the process ends (each node
 //! exits when its standard input closes). The tests take turns ([`cluster`] hands out a lock):
 //! one of them stops and restarts a node.
+//!
+//! What this module guards:
+//!
+//! - Both backends answer alike: `backend.rs` asks `LocalBackend` and `ClusterBackend` the same
+//!   questions; `serving::every_tool_answers_from_the_cluster_as_from_the_index_directory_on_all_transports`.
+//! - Readers never see a half-published generation, and the next publish cleans up after a dead
+//!   one: `serving::a_publish_killed_while_loading_never_moves_the_alias_and_the_next_ingest_cleans_up`,
+//!   `backend::an_index_a_dead_publish_left_is_never_served_and_the_next_publish_removes_it`.
+//! - A cluster answer names the generation that gave it; what a server remembers only prepares
+//!   a query: `serving::two_servers_round_robin_answer_identically_through_an_alias_flip`,
+//!   `backend::vectors_a_new_generation_brings_are_searched_at_once_by_a_server_that_saw_the_old_one`,
+//!   `backend::a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable`.
+//! - Nothing of the cluster reaches a caller:
+//!   `backend::cluster_failures_are_storage_errors_that_show_nothing_of_the_cluster`; a cluster
+//!   behind TLS and a password is reached with the operator's CA and environment: `tls.rs`.
 
 mod backend;
 mod serving;

@@ -1,5 +1,38 @@
 //! Retrieval engine and `grk` tests, against real SQLite files and tantivy indexes built in
 //! temporary directories.
+//!
+//! What this module guards:
+//!
+//! - The engine's module graph is a line, so no read module uses the write surface:
+//!   `structure::each_retrieval_module_uses_only_the_modules_before_it`.
+//! - The store's generation is the one commit point; a killed ingest leaves readers on a whole
+//!   generation: `crash::ingest_killed_at_arbitrary_moments_never_mixes_generations`,
+//!   `crash::killed_ingest_while_embedding_leaves_readers_on_the_previous_generation_and_its_vectors`;
+//!   readers never fail while ingests commit: `generations::readers_never_fail_while_ingests_commit`.
+//! - Reads create no file: `generations::reads_create_no_file_in_the_index_directory`,
+//!   `listing::missing_collection_is_not_found_and_creates_no_file`; an ingest in which every
+//!   source failed creates no collection:
+//!   `generations::an_ingest_where_every_source_failed_creates_no_collection`.
+//! - A collection name is validated before any disk access:
+//!   `listing::traversal_shaped_names_are_validation_errors_without_any_probe`; a store swapped
+//!   after the identity probe is never read:
+//!   `listing::a_store_swapped_after_the_identity_probe_is_not_found_never_read`.
+//! - Sources are judged on the opened handle and read with bounded memory: `hostile.rs`.
+//! - Citations verify or say why not: `citations.rs`; a hit stays fetchable across later
+//!   generations: `generations::hits_stay_fetchable_after_one_and_several_later_generations`.
+//! - `index_status` reads the counts each commit recorded:
+//!   `generations::status_counts_are_the_commits_and_a_store_without_them_is_counted`.
+//! - Dense search needs the collection's embedder, and lexical keeps working without it:
+//!   `dense::a_server_with_another_embedder_refuses_dense_with_a_typed_error_and_keeps_lexical`;
+//!   a vector is reused while its chunk's text is unchanged:
+//!   `dense::re_ingest_embeds_only_the_chunks_whose_text_changed`; the HNSW graph: `graph.rs`.
+//! - A re-ingest removes exactly what vanished, reading the store in pages:
+//!   `ingest::beir_reingest_across_store_pages_removes_exactly_the_vanished_records`.
+//! - `grk`'s read commands answer exactly what REST answers:
+//!   `cli::the_read_commands_answer_exactly_what_rest_answers`.
+//!
+//! Exact lexical ranking is checked by unit tests in groundkit-retrieval (`lexical::top`,
+//! `lexical::maxima`).
 
 mod cache;
 mod citations;

@@ -1,5 +1,24 @@
 //! The grounding service (`search`, `fetch_chunk`, `list_collections`, `index_status`) against a
 //! real collection ingested in the test.
+//!
+//! What this module guards:
+//!
+//! - The service is four read-only tools, and no request carries a path, URL or provider
+//!   setting: `rest::the_service_is_exactly_four_read_only_tools`,
+//!   `rest::no_request_carries_paths_urls_or_provider_settings`.
+//! - One parser and one error mapping: every transport answers the same input with the same JSON
+//!   and refuses it with the same `kind`:
+//!   `transports::every_tool_answers_the_same_json_on_rest_and_both_mcp_transports`,
+//!   `transports::every_error_has_the_same_kind_on_rest_and_both_mcp_transports`,
+//!   `transports::a_key_given_twice_is_refused_on_every_transport_not_read_as_its_last_value`.
+//! - Every `collection` argument states the one collection-name rule:
+//!   `descriptions::every_collection_argument_states_the_one_collection_name_rule`; a traversal
+//!   name is refused alike whether or not its target exists:
+//!   `rest::a_traversal_name_is_refused_the_same_whether_or_not_its_target_exists`.
+//! - Errors leak nothing and query text stays out of logs:
+//!   `rest::every_error_path_has_its_kind_and_leaks_nothing`,
+//!   `transports::no_transport_logs_the_query_text_at_info`.
+//! - Request bounds at the limit and one past: `bounds.rs`; `grk`'s exit codes: `exit_codes.rs`.
 
 mod bounds;
 mod client_errors;
