@@ -4,8 +4,9 @@
 //! OpenAPI ([`openapi`]). The retrieval engine is a crate of its own, `groundkit-retrieval`,
 //! built on this one.
 //!
-//! Nothing here knows a transport: no HTTP status, no JSON-RPC code, no path a server serves.
-//! groundkit-server maps errors onto its transports and reserves its own paths.
+//! Nothing here knows a transport beyond what a tool declares and OpenAPI describes (a tool's REST
+//! method and path, the statuses of its OpenAPI entry): no JSON-RPC code, no server, no path a
+//! server reserves. groundkit-server maps errors onto its transports and reserves its own paths.
 
 pub mod error;
 pub mod openapi;

@@ -4,7 +4,7 @@
 //! A chunk's fused score is the sum, over the rankings that contain it, of `weight / (k + rank)`
 //! (ranks from 1; the lexical ranking weighs 1, the dense ranking [`DENSE_WEIGHT`]). The
 //! constant, the weight and the depth of each ranking were chosen on SciFact's training split
-//! (`bench/README.md` gives the sweep, `examples/hybrid_sweep.rs` in `groundkit-embed`, and the
+//! (`bench/README.md` gives the sweep, `bench/src/bin/hybrid_sweep.rs`, and the
 //! figures on the test split).
 
 use std::collections::HashMap;

@@ -15,8 +15,8 @@
 //! length tie exactly, and the lower address wins, the ranking rule of a search. tantivy's
 //! collector adds in `f32`, so a score can differ from its in the last bit, and two chunks whose
 //! scores differ by that little can swap places (on SciFact's 809 training queries over 500,000
-//! and 5,000,000 synthetic chunks, no query's top 10 differed from the collector's:
-//! `examples/lexical_pruning.rs`).
+//! and 5,000,000 synthetic chunks, no query's top 10 differed from the collector's; bench/README.md,
+//! "Window maxima").
 
 use std::cmp::Reverse;
 use std::sync::Arc;
