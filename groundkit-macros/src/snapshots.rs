@@ -1,6 +1,6 @@
 //! Expansion snapshots: the expansion function called in-process on fixed inputs, formatted with
-//! prettyplease, and compared with the checked-in files in `tests/expand/` at the workspace
-//! root. A change to what `#[tool]` emits shows up there as a diff to review. Regenerate with
+//! prettyplease, and compared with the checked-in files in this crate's `tests/expand/`. A change
+//! to what `#[tool]` emits shows up there as a diff to review. Regenerate with
 //! `GROUNDKIT_BLESS=1 cargo test -p groundkit-macros`.
 
 use std::path::PathBuf;
@@ -14,7 +14,7 @@ fn check(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStr
     let file: syn::File = syn::parse2(expanded).expect("expansion parses as a file");
     let rendered = prettyplease::unparse(&file);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/expand")
+        .join("tests/expand")
         .join(format!("{name}.expanded.rs"));
     if std::env::var_os("GROUNDKIT_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
