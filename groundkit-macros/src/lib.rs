@@ -16,6 +16,8 @@ mod valid;
 
 #[cfg(test)]
 mod snapshots;
+#[cfg(test)]
+mod ui;
 
 use proc_macro::TokenStream;
 

@@ -1,8 +1,7 @@
-//! The framework contract: registries, the REST surface, parity, schemas, compile-time rules.
+//! The framework contract: registries, the REST surface, parity, schemas.
 
 mod parity;
 mod registry;
 mod rest;
 mod schemas;
 mod toolsets;
-mod ui;
