@@ -69,6 +69,20 @@ fn post_tool_renamed_through_a_crate_path() {
 }
 
 #[test]
+fn raw_identifier_is_named_without_its_prefix() {
+    check(
+        "raw_identifier",
+        quote!(read_only, rest = "POST /match"),
+        quote! {
+            /// Whether a pattern occurs in a text.
+            pub async fn r#match(ctx: &Ctx, request: MatchRequest) -> Result<Found, Error> {
+                ctx.find(&request.pattern, &request.text)
+            }
+        },
+    );
+}
+
+#[test]
 fn invalid_declaration_keeps_the_function_beside_its_errors() {
     check(
         "invalid_keeps_function",

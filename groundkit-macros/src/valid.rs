@@ -1,6 +1,7 @@
 //! Every rule a tool declaration must follow, checked together so all violations are reported.
 
 use proc_macro2::TokenStream;
+use syn::ext::IdentExt;
 use syn::{ItemFn, LitStr, Path, Type};
 
 use crate::ast::Function;
@@ -70,7 +71,8 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
             }
             name
         }
-        None => function.item.sig.ident.to_string(),
+        // `r#match` is the Rust spelling of the name `match`.
+        None => function.item.sig.ident.unraw().to_string(),
     };
     if let Some(title) = attrs.title.as_ref().filter(|t| t.value().trim().is_empty()) {
         cx.error_spanned_by(title, "a tool title cannot be empty");
