@@ -1,10 +1,5 @@
 /// Greet someone by name.
-///
-/// In one of the server's languages.
-pub async fn greet(
-    ctx: &HelloContext,
-    request: GreetRequest,
-) -> Result<Greeting, Error> {
+pub async fn greet(ctx: &Ctx, request: GreetRequest) -> Result<Greeting, Error> {
     ctx.greet(request)
 }
 #[doc(hidden)]
@@ -15,7 +10,7 @@ pub async fn greet(
 static __GROUNDKIT_TOOL_GREET: ::groundkit_core::__private::ToolSpec = {
     #[allow(dead_code, clippy::needless_borrow)]
     fn __groundkit_checks(request: &GreetRequest) {
-        ::groundkit_core::__private::assert_context::<HelloContext>();
+        ::groundkit_core::__private::assert_context::<Ctx>();
         ::groundkit_core::__private::assert_request::<GreetRequest>();
         ::groundkit_core::__private::assert_return::<Result<Greeting, Error>>();
         ::groundkit_core::__private::path_param(&request.language);
@@ -32,9 +27,7 @@ static __GROUNDKIT_TOOL_GREET: ::groundkit_core::__private::ToolSpec = {
         >,
     > {
         ::groundkit_core::__private::std::boxed::Box::pin(async move {
-            let context = ::groundkit_core::__private::downcast_context::<
-                HelloContext,
-            >(context)?;
+            let context = ::groundkit_core::__private::downcast_context::<Ctx>(context)?;
             let request = ::groundkit_core::__private::parse_arguments::<
                 GreetRequest,
             >(arguments)?;
@@ -48,16 +41,16 @@ static __GROUNDKIT_TOOL_GREET: ::groundkit_core::__private::ToolSpec = {
         ::groundkit_core::__private::ReadOnly,
     >(::groundkit_core::__private::ToolParts {
         name: "greet",
-        title: ::groundkit_core::__private::core::option::Option::Some("Greet someone"),
+        title: ::groundkit_core::__private::core::option::Option::None,
         summary: "Greet someone by name.",
-        description: "Greet someone by name.\n\nIn one of the server's languages.",
+        description: "Greet someone by name.",
         route: ::groundkit_core::__private::RestRoute {
             method: ::groundkit_core::__private::HttpMethod::Get,
             path: "/greetings/{language}/{name}",
             params: &["language", "name"],
         },
-        context: ::groundkit_core::__private::type_id::<HelloContext>,
-        context_name: ::groundkit_core::__private::core::any::type_name::<HelloContext>,
+        context: ::groundkit_core::__private::type_id::<Ctx>,
+        context_name: ::groundkit_core::__private::core::any::type_name::<Ctx>,
         input_schema: ::groundkit_core::__private::input_schema::<GreetRequest>,
         output_schema: ::groundkit_core::__private::output_schema::<
             <Result<

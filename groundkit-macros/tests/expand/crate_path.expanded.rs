@@ -1,6 +1,6 @@
-/// Count words.
-async fn text_stats(_ctx: &Ctx, request: StatsRequest) -> Result<Stats, MyError> {
-    Ok(Stats::of(&request.text))
+/// Count the words of a text.
+pub async fn text_stats(ctx: &Ctx, request: StatsRequest) -> Result<Stats, Error> {
+    ctx.stats(&request.text)
 }
 #[doc(hidden)]
 #[::my_framework::gk::__private::linkme::distributed_slice(
@@ -12,7 +12,7 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::my_framework::gk::__private::ToolSpec = {
     fn __groundkit_checks(request: &StatsRequest) {
         ::my_framework::gk::__private::assert_context::<Ctx>();
         ::my_framework::gk::__private::assert_request::<StatsRequest>();
-        ::my_framework::gk::__private::assert_return::<Result<Stats, MyError>>();
+        ::my_framework::gk::__private::assert_return::<Result<Stats, Error>>();
     }
     fn __groundkit_handler<'a>(
         context: &'a ::my_framework::gk::__private::ErasedContext,
@@ -40,10 +40,10 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::my_framework::gk::__private::ToolSpec = {
     ::my_framework::gk::__private::ToolSpec::new::<
         ::my_framework::gk::__private::ReadOnly,
     >(::my_framework::gk::__private::ToolParts {
-        name: "stats",
+        name: "text_stats",
         title: ::my_framework::gk::__private::core::option::Option::None,
-        summary: "Count words.",
-        description: "Count words.",
+        summary: "Count the words of a text.",
+        description: "Count the words of a text.",
         route: ::my_framework::gk::__private::RestRoute {
             method: ::my_framework::gk::__private::HttpMethod::Post,
             path: "/text/stats",
@@ -53,10 +53,7 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::my_framework::gk::__private::ToolSpec = {
         context_name: ::my_framework::gk::__private::core::any::type_name::<Ctx>,
         input_schema: ::my_framework::gk::__private::input_schema::<StatsRequest>,
         output_schema: ::my_framework::gk::__private::output_schema::<
-            <Result<
-                Stats,
-                MyError,
-            > as ::my_framework::gk::__private::ToolReturn>::Response,
+            <Result<Stats, Error> as ::my_framework::gk::__private::ToolReturn>::Response,
         >,
         handler: __groundkit_handler,
     })
