@@ -9,6 +9,8 @@ use crate::ctxt::Ctxt;
 /// The keys of `#[tool(...)]`, as written.
 #[derive(Default)]
 pub struct Attrs {
+    /// The arguments as written, for errors about a key that is missing.
+    pub args: TokenStream,
     /// Span of the `read_only` flag, when present.
     pub read_only: Option<Span>,
     /// `rest = "METHOD /path"`.
@@ -37,7 +39,10 @@ const REFUSED_SIDE_EFFECTS: &[&str] = &[
 ];
 
 pub fn parse(args: TokenStream, cx: &Ctxt) -> Attrs {
-    let mut attrs = Attrs::default();
+    let mut attrs = Attrs {
+        args: args.clone(),
+        ..Attrs::default()
+    };
     let parser = syn::meta::parser(|meta| {
         parse_key(&mut attrs, &meta, cx);
         Ok(())

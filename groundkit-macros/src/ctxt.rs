@@ -22,11 +22,6 @@ impl Ctxt {
         self.syn_error(syn::Error::new_spanned(tokens.into_token_stream(), message));
     }
 
-    /// Record an error at `span`.
-    pub fn error_at<M: Display>(&self, span: proc_macro2::Span, message: M) {
-        self.syn_error(syn::Error::new(span, message));
-    }
-
     /// Record a parse error.
     pub fn syn_error(&self, err: syn::Error) {
         self.errors

@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use crate::valid::{Method, Tool};
@@ -12,7 +13,10 @@ pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
     let krate = &tool.krate;
     let private = quote!(#krate::__private);
     let ident = &function.sig.ident;
-    let spec_ident = format_ident!("__GROUNDKIT_TOOL_{}", ident.to_string().to_uppercase());
+    let spec_ident = format_ident!(
+        "__GROUNDKIT_TOOL_{}",
+        ident.unraw().to_string().to_uppercase()
+    );
     let Tool {
         name,
         summary,

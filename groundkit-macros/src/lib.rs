@@ -15,7 +15,11 @@ mod fallback;
 mod valid;
 
 #[cfg(test)]
+mod readme;
+#[cfg(test)]
 mod snapshots;
+#[cfg(test)]
+mod ui;
 
 use proc_macro::TokenStream;
 
@@ -32,72 +36,13 @@ use proc_macro::TokenStream;
 /// renamed). The doc comment is required: its first sentence is the summary, the whole of it
 /// the description MCP clients show.
 ///
-/// A complete program, one tool served over REST and MCP (the same program is in the
-/// workspace README, where `cargo test` compiles it):
+/// A complete program, one tool served over REST and MCP: `examples/src/bin/library.rs`, which
+/// the workspace builds and its README shows.
 ///
 /// ```ignore
-/// use std::collections::BTreeMap;
-/// use std::process::ExitCode;
-///
-/// use clap::Parser;
-/// use garde::Validate;
-/// use groundkit_core::openapi::ApiInfo;
-/// use groundkit_core::{Error, tool};
-/// use groundkit_server::Limits;
-/// use groundkit_server::serve::{ServeArgs, run_tools};
-/// use schemars::JsonSchema;
-/// use serde::{Deserialize, Serialize};
-///
-/// /// Shared state, built once at start and handed to every call.
-/// pub struct Library {
-///     books: BTreeMap<String, Book>,
-/// }
-///
-/// impl Library {
-///     fn find(&self, id: &str) -> Option<Book> {
-///         self.books.get(id).cloned()
-///     }
-/// }
-///
-/// /// Which book to look up.
-/// #[derive(Deserialize, JsonSchema, Validate)]
-/// #[serde(deny_unknown_fields)]
-/// pub struct LookupRequest {
-///     /// Catalogue number.
-///     #[garde(length(min = 1, max = 32))]
-///     pub id: String,
-/// }
-///
-/// /// A book in the catalogue.
-/// #[derive(Clone, Serialize, JsonSchema)]
-/// pub struct Book {
-///     /// Catalogue number.
-///     pub id: String,
-///     /// Title.
-///     pub title: String,
-/// }
-///
-/// /// Look a book up by catalogue number.
-/// #[tool(read_only, rest = "GET /books/{id}")]
-/// pub async fn lookup(library: &Library, request: LookupRequest) -> Result<Book, Error> {
-///     library.find(&request.id).ok_or(Error::NotFound { resource: "book", id: request.id })
-/// }
-///
-/// /// `--port`, `--stdio` and the other serving flags every groundkit binary takes.
-/// #[derive(Parser)]
-/// struct Cli {
-///     #[command(flatten)]
-///     serve: ServeArgs,
-/// }
-///
-/// fn main() -> ExitCode {
-///     let cli = Cli::parse();
-///     groundkit_server::logging::init();
-///     let book = Book { id: "b1".into(), title: "Middlemarch".into() };
-///     let library = Library { books: BTreeMap::from([(book.id.clone(), book)]) };
-///     let info = ApiInfo { title: "library".into(), version: "0.1.0".into() };
-///     run_tools(library, info, Limits::default(), &cli.serve)
-/// }
+// `ignore`: this crate's doctests cannot depend on groundkit-server. The file is compiled as the
+// `library` binary of groundkit-examples instead.
+#[doc = include_str!("../../examples/src/bin/library.rs")]
 /// ```
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {

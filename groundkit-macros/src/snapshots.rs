@@ -1,7 +1,8 @@
 //! Expansion snapshots: the expansion function called in-process on fixed inputs, formatted with
-//! prettyplease, and compared with the checked-in files in `tests/expand/` at the workspace
-//! root. A change to what `#[tool]` emits shows up there as a diff to review. Regenerate with
-//! `GROUNDKIT_BLESS=1 cargo test -p groundkit-macros`.
+//! prettyplease, and compared with the checked-in files in this crate's `tests/expand/`. A change
+//! to what `#[tool]` emits shows up there as a diff to review. One snapshot per accepted form
+//! (each key, each route shape, each signature and doc shape), each otherwise minimal, so a diff
+//! names the form it concerns. Regenerate with `GROUNDKIT_BLESS=1 cargo test -p groundkit-macros`.
 
 use std::path::PathBuf;
 
@@ -14,7 +15,7 @@ fn check(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStr
     let file: syn::File = syn::parse2(expanded).expect("expansion parses as a file");
     let rendered = prettyplease::unparse(&file);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/expand")
+        .join("tests/expand")
         .join(format!("{name}.expanded.rs"));
     if std::env::var_os("GROUNDKIT_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
@@ -29,20 +30,49 @@ fn check(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStr
     );
 }
 
+/// The function most snapshots declare, under the given doc comment.
+fn text_stats(docs: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    quote! {
+        #docs
+        pub async fn text_stats(ctx: &Ctx, request: StatsRequest) -> Result<Stats, Error> {
+            ctx.stats(&request.text)
+        }
+    }
+}
+
 #[test]
-fn get_tool_with_path_parameters() {
+fn post_route() {
+    check(
+        "post",
+        quote!(read_only, rest = "POST /text/stats"),
+        text_stats(quote! {
+            /// Count the words of a text.
+        }),
+    );
+}
+
+#[test]
+fn get_route_without_path_parameters() {
+    check(
+        "get_without_params",
+        quote!(read_only, rest = "GET /languages"),
+        quote! {
+            /// List the languages the server can greet in.
+            pub async fn languages(ctx: &Ctx, _request: NoArguments) -> Result<Languages, Error> {
+                Ok(ctx.languages())
+            }
+        },
+    );
+}
+
+#[test]
+fn get_route_with_path_parameters() {
     check(
         "get_with_path_params",
-        quote!(
-            read_only,
-            rest = "GET /greetings/{language}/{name}",
-            title = "Greet someone"
-        ),
+        quote!(read_only, rest = "GET /greetings/{language}/{name}"),
         quote! {
             /// Greet someone by name.
-            ///
-            /// In one of the server's languages.
-            pub async fn greet(ctx: &HelloContext, request: GreetRequest) -> Result<Greeting, Error> {
+            pub async fn greet(ctx: &Ctx, request: GreetRequest) -> Result<Greeting, Error> {
                 ctx.greet(request)
             }
         },
@@ -50,21 +80,98 @@ fn get_tool_with_path_parameters() {
 }
 
 #[test]
-fn post_tool_renamed_through_a_crate_path() {
+fn name_overrides_the_function_name() {
     check(
-        "post_renamed_crate_path",
+        "name_override",
+        quote!(read_only, rest = "POST /text/stats", name = "stats"),
+        text_stats(quote! {
+            /// Count the words of a text.
+        }),
+    );
+}
+
+#[test]
+fn title_is_carried_into_the_spec() {
+    check(
+        "title",
         quote!(
             read_only,
             rest = "POST /text/stats",
-            name = "stats",
+            title = "Text statistics"
+        ),
+        text_stats(quote! {
+            /// Count the words of a text.
+        }),
+    );
+}
+
+#[test]
+fn crate_path_replaces_groundkit_core_everywhere() {
+    check(
+        "crate_path",
+        quote!(
+            read_only,
+            rest = "POST /text/stats",
             crate = ::my_framework::gk
         ),
+        text_stats(quote! {
+            /// Count the words of a text.
+        }),
+    );
+}
+
+#[test]
+fn raw_identifier_is_named_without_its_prefix() {
+    check(
+        "raw_identifier",
+        quote!(read_only, rest = "POST /match"),
         quote! {
-            /// Count words.
-            async fn text_stats(_ctx: &Ctx, request: StatsRequest) -> Result<Stats, MyError> {
-                Ok(Stats::of(&request.text))
+            /// Whether a pattern occurs in a text.
+            pub async fn r#match(ctx: &Ctx, request: MatchRequest) -> Result<Found, Error> {
+                ctx.find(&request.pattern, &request.text)
             }
         },
+    );
+}
+
+#[test]
+fn context_argument_without_a_name() {
+    check(
+        "unnamed_context",
+        quote!(read_only, rest = "POST /echo"),
+        quote! {
+            /// Echo the text back.
+            pub async fn echo(_: &Ctx, request: EchoRequest) -> Result<Echo, Error> {
+                Ok(Echo { text: request.text })
+            }
+        },
+    );
+}
+
+#[test]
+fn doc_of_one_paragraph_on_several_lines() {
+    check(
+        "doc_one_paragraph",
+        quote!(read_only, rest = "POST /text/stats"),
+        text_stats(quote! {
+            /// Count the words of a text,
+            /// split on whitespace. Punctuation counts as part of a word.
+        }),
+    );
+}
+
+#[test]
+fn doc_of_several_paragraphs() {
+    check(
+        "doc_several_paragraphs",
+        quote!(read_only, rest = "POST /text/stats"),
+        text_stats(quote! {
+            /// Count the words of a text. Punctuation counts as part of a word.
+            ///
+            /// Whitespace is Unicode's: a non-breaking space separates words.
+            ///
+            /// The counts are of the text as sent, before any normalisation.
+        }),
     );
 }
 

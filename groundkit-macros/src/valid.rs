@@ -1,6 +1,8 @@
 //! Every rule a tool declaration must follow, checked together so all violations are reported.
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::{ItemFn, LitStr, Path, Type};
 
 use crate::ast::Function;
@@ -42,9 +44,10 @@ pub fn check(args: TokenStream, item: &ItemFn) -> syn::Result<Tool<'_>> {
 }
 
 fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Tool<'a>> {
+    let missing_key_at = missing_key_at(attrs, function);
     if attrs.read_only.is_none() && !attrs.refused_side_effect {
-        cx.error_at(
-            proc_macro2::Span::call_site(),
+        cx.error_spanned_by(
+            &missing_key_at,
             "a tool must declare its side effect: add `read_only` to #[tool(...)] \
              (groundkit serves read-only tools only)",
         );
@@ -52,8 +55,8 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
     let route = match &attrs.rest {
         Some(rest) => parse_route(rest, cx),
         None => {
-            cx.error_at(
-                proc_macro2::Span::call_site(),
+            cx.error_spanned_by(
+                &missing_key_at,
                 "a tool must declare its REST route: add `rest = \"GET /path/{param}\"` or `rest = \"POST /path\"`",
             );
             None
@@ -70,7 +73,8 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
             }
             name
         }
-        None => function.item.sig.ident.to_string(),
+        // `r#match` is the Rust spelling of the name `match`.
+        None => function.item.sig.ident.unraw().to_string(),
     };
     if let Some(title) = attrs.title.as_ref().filter(|t| t.value().trim().is_empty()) {
         cx.error_spanned_by(title, "a tool title cannot be empty");
@@ -102,6 +106,18 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
         request: function.request?,
         output: function.output?,
     })
+}
+
+/// Where an error about a missing key points: the attribute's arguments. An attribute macro is
+/// handed its arguments but not the `tool` path or the brackets around them, so for a bare
+/// `#[tool]` the nearest tokens that are not the whole macro call are the function's name, which
+/// names the declaration that is incomplete.
+fn missing_key_at(attrs: &Attrs, function: &Function<'_>) -> TokenStream {
+    if attrs.args.is_empty() {
+        function.item.sig.ident.to_token_stream()
+    } else {
+        attrs.args.clone()
+    }
 }
 
 /// `"METHOD /path/{param}"` into its parts, reporting every problem at the literal.

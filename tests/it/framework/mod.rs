@@ -1,4 +1,4 @@
-//! The framework contract: registries, the REST surface, parity, schemas, compile-time rules.
+//! The framework contract: registries, the REST surface, parity, schemas.
 //!
 //! What this module guards:
 //!
@@ -8,7 +8,8 @@
 //!   (duplicate names, colliding routes, a path a transport serves, a nullable output):
 //!   `registry.rs`.
 //! - Only read-only tools compile, each broken declaration fails with its own message, and
-//!   generated code names everything by absolute path: `ui::compile_time_rules` (`tests/ui`).
+//!   generated code names everything by absolute path: groundkit-macros' unit test
+//!   `compile_time_rules` (`groundkit-macros/tests/ui`).
 //! - Schemas are portable: `schemas::schemas_are_portable_2020_12_objects_without_refs_nulls_or_const_enums`;
 //!   the `hello` schemas and OpenAPI document match their snapshots.
 //! - REST refuses bad input with its `kind`, shows nothing of an opaque failure and accepts no
@@ -19,4 +20,3 @@ mod registry;
 mod rest;
 mod schemas;
 mod toolsets;
-mod ui;
