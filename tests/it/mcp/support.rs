@@ -254,6 +254,19 @@ pub fn raw(addr: SocketAddr, bytes: &[u8]) -> Response {
     read_response(&mut stream)
 }
 
+/// Limits short enough that a test sees every timer fire in a few seconds: a 0.5 s keep-alive
+/// and 1 s for a head, a body and a call, so a connection the server writes nothing to is
+/// closed after 3.5 s (`Limits::write_deadline`).
+pub fn short_limits() -> Limits {
+    Limits {
+        keep_alive: Duration::from_millis(500),
+        header_timeout: Duration::from_secs(1),
+        body_timeout: Duration::from_secs(1),
+        request_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    }
+}
+
 /// Read one response from `stream`: the head, then as much body as `Content-Length` or the
 /// chunked encoding says (or everything until the server closes the connection).
 pub fn read_response(stream: &mut TcpStream) -> Response {
