@@ -30,9 +30,9 @@
 //!
 //! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
 //! which a rebinding page can set — and a request with no Host, or more than one, is refused
-//! (400 `invalid_host`). actix-http's parser would refuse those itself with an empty 400 before
-//! this guard saw them; the [connection gate](crate::edge::gate) in front of it
-//! ([`http_server`](crate::serve::http_server)) hands them on marked instead.
+//! (400 `invalid_host`). Over HTTP/1.x actix-http's parser refuses most of those first, with an
+//! empty 400, and closes the connection: an HTTP/1.1 request without a Host, and a request of
+//! any version with two. An HTTP/1.0 request without one reaches this guard.
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
 //! both to every route, before any body is read; the MCP HTTP transport wraps its own resource in
 //! it again, with its state's policy, so it stays safe if mounted in another app.
@@ -45,7 +45,6 @@ use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::web;
 
-use crate::edge::gate;
 use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Refusal};
 
@@ -316,13 +315,8 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
     (!name.is_empty()).then_some((name, port))
 }
 
-/// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers. A
-/// head the [connection gate](crate::edge::gate) found without a `Host`, or with two, carries
-/// [`FAULT_HEADER`](crate::edge::gate::FAULT_HEADER) and is refused as having none.
+/// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers.
 pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Refusal> {
-    if headers.contains_key(gate::FAULT_HEADER) {
-        return Err(Refusal::InvalidHost);
-    }
     let mut hosts = headers.get_all(header::HOST);
     let host = match (hosts.next(), hosts.next()) {
         (Some(host), None) => host.to_str().map_err(|_| Refusal::ForbiddenHost)?,
@@ -451,14 +445,6 @@ mod tests {
         ));
         let twice = headers(&[header("host", "localhost"), header("host", "localhost")]);
         assert!(matches!(check(&policy, &twice), Err(Refusal::InvalidHost)));
-        let faulted = headers(&[
-            header("host", "localhost"),
-            header("groundkit-host-fault", "duplicate"),
-        ]);
-        assert!(matches!(
-            check(&policy, &faulted),
-            Err(Refusal::InvalidHost)
-        ));
         let good = headers(&[header("host", "localhost")]);
         assert!(check(&policy, &good).is_ok());
         let two_origins = headers(&[

@@ -16,7 +16,6 @@ use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
 use crate::edge::deadline::WriteDeadline;
-use crate::edge::gate::HostGate;
 use crate::guard::{self, AllowedHosts, BindTarget, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
@@ -150,10 +149,10 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// nothing to for [`Limits::write_deadline`] is closed ([`WriteDeadline`]). `max_connections`
 /// is shared among the `workers` (actix counts per worker), rounded up.
 ///
-/// This is what `actix_web::HttpServer::listen` builds, except that every connection is read
-/// through the [`HostGate`], so that Host faults reach the Host guard, and wrapped in its
-/// [`WriteDeadline`], and that the app's `AppConfig` is the default one (its host and address
-/// feed only `ConnectionInfo` and `url_for`, which groundkit does not use).
+/// This is what `actix_web::HttpServer::listen` builds, except that every connection is wrapped
+/// in its [`WriteDeadline`], and that the app's `AppConfig` is the default one (its host and
+/// address feed only `ConnectionInfo` and `url_for`, which groundkit does not use). Nothing
+/// examines a connection's bytes before actix-http's parser.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
@@ -192,7 +191,7 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
             let deadline = limits.write_deadline();
             fn_service(move |io: TcpStream| async move {
                 let peer = io.peer_addr().ok();
-                Ok((HostGate::new(WriteDeadline::new(io, deadline)), peer))
+                Ok((WriteDeadline::new(io, deadline), peer))
             })
             .and_then(http)
         })?

@@ -9,10 +9,13 @@
 //! rest as slowly as the client sends it. Nor a client that stops reading its answer. Each
 //! would hold a connection for as long as the client cares to keep it.
 //!
-//! The bound sits below the parser, on bytes, and parses nothing. [`WriteDeadline`] wraps each
-//! accepted connection: its clock starts at accept and restarts at every byte written; once it
-//! reaches the deadline, the connection's next read or write fails and actix-http drops it,
-//! without an answer (logged at DEBUG under `groundkit::client`).
+//! The bound sits below the parser, on bytes, and parses nothing: a second reader of HTTP in
+//! front of actix-http's parser would have to agree with it on where every request starts and
+//! ends, and wherever two readers disagree a request can hide from one of them (request
+//! smuggling). Nothing examines a connection's bytes before the parser. [`WriteDeadline`]
+//! wraps each accepted connection: its clock starts at accept and restarts at every byte
+//! written; once it reaches the deadline, the connection's next read or write fails and
+//! actix-http drops it, without an answer (logged at DEBUG under `groundkit::client`).
 //!
 //! Only writes restart the clock: a read cannot tell a request from a trickle, and a write is
 //! the server's own answer. Counting from the last write, rather than from the first read after

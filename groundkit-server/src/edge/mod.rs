@@ -6,8 +6,6 @@
 //!   problem+json.
 //! - [`body`]: the JSON content-type check and the bounded body reader.
 //! - [`id`]: the one random-id generator (request ids, MCP session ids) and the request id.
-//! - [`gate`]: the connection reader in front of actix-http's parser that lets a request with no
-//!   `Host`, or two, reach the Host guard.
 //! - [`deadline`]: the connection wrapper that closes a connection the server has written
 //!   nothing to for the write deadline.
 //! - [`access`]: the per-request middleware (request id, query-string refusal) and the one
@@ -16,6 +14,5 @@
 pub mod access;
 pub mod body;
 pub mod deadline;
-pub mod gate;
 pub mod id;
 pub mod problem;
