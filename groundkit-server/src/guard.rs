@@ -32,7 +32,9 @@
 //! which a rebinding page can set — and a request with no Host, or more than one, is refused
 //! (400 `invalid_host`). Over HTTP/1.x actix-http's parser refuses most of those first, with an
 //! empty 400, and closes the connection: an HTTP/1.1 request without a Host, and a request of
-//! any version with two. An HTTP/1.0 request without one reaches this guard.
+//! any version with two. An HTTP/1.0 request without one reaches this guard. A request target
+//! in absolute form (`GET http://name/path`) names the request's host itself (RFC 9112
+//! §3.2.2), so its authority must be allowed as well.
 //! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
 //! both to every route, before any body is read; the MCP HTTP transport wraps its own resource in
 //! it again, with its state's policy, so it stays safe if mounted in another app.
@@ -41,6 +43,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Uri;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
 use actix_web::web;
@@ -315,14 +318,21 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
     (!name.is_empty()).then_some((name, port))
 }
 
-/// Check the raw `Host` (exactly one, allowed) and `Origin` (absent, or allowed) headers.
-pub fn check(policy: &HostPolicy, headers: &HeaderMap) -> Result<(), Refusal> {
+/// Check the raw `Host` (exactly one, allowed), the authority of a `target` in absolute form
+/// (allowed too: RFC 9112 §3.2.2 makes it the request's host, whatever the `Host` says) and
+/// `Origin` (absent, or allowed) headers.
+pub fn check(policy: &HostPolicy, target: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
     let mut hosts = headers.get_all(header::HOST);
     let host = match (hosts.next(), hosts.next()) {
         (Some(host), None) => host.to_str().map_err(|_| Refusal::ForbiddenHost)?,
         _ => return Err(Refusal::InvalidHost),
     };
     if !policy.allows_host(host) {
+        return Err(Refusal::ForbiddenHost);
+    }
+    if let Some(authority) = target.authority()
+        && !policy.allows_host(authority.as_str())
+    {
         return Err(Refusal::ForbiddenHost);
     }
     let mut origins = headers.get_all(header::ORIGIN);
@@ -343,8 +353,8 @@ pub async fn host_guard(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let verdict = match req.app_data::<web::Data<HostPolicy>>() {
-        Some(policy) => check(policy, req.headers()),
-        None => check(&HostPolicy::default(), req.headers()),
+        Some(policy) => check(policy, req.uri(), req.headers()),
+        None => check(&HostPolicy::default(), req.uri(), req.headers()),
     };
     match verdict {
         Ok(()) => Ok(next.call(req).await?.map_into_boxed_body()),
@@ -438,24 +448,51 @@ mod tests {
             }
             map
         };
+        let origin_form = Uri::from_static("/languages");
         let forwarded = header("x-forwarded-host", "localhost");
         assert!(matches!(
-            check(&policy, &headers(&[forwarded])),
+            check(&policy, &origin_form, &headers(&[forwarded])),
             Err(Refusal::InvalidHost)
         ));
         let twice = headers(&[header("host", "localhost"), header("host", "localhost")]);
-        assert!(matches!(check(&policy, &twice), Err(Refusal::InvalidHost)));
+        assert!(matches!(
+            check(&policy, &origin_form, &twice),
+            Err(Refusal::InvalidHost)
+        ));
         let good = headers(&[header("host", "localhost")]);
-        assert!(check(&policy, &good).is_ok());
+        assert!(check(&policy, &origin_form, &good).is_ok());
         let two_origins = headers(&[
             header("host", "localhost"),
             header("origin", "http://localhost"),
             header("origin", "http://localhost"),
         ]);
         assert!(matches!(
-            check(&policy, &two_origins),
+            check(&policy, &origin_form, &two_origins),
             Err(Refusal::ForbiddenOrigin)
         ));
+    }
+
+    #[test]
+    fn an_absolute_form_target_must_name_an_allowed_host_too() {
+        use actix_web::http::header::HeaderValue;
+        let policy = HostPolicy::loopback(Some(8123), None);
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("localhost:8123"));
+        for (target, allowed) in [
+            ("/languages", true),
+            ("http://localhost:8123/languages", true),
+            ("http://127.0.0.1/languages", true),
+            ("http://evil.example/languages", false),
+            ("http://localhost:8124/languages", false),
+            ("http://user@localhost:8123/languages", false),
+        ] {
+            let target = Uri::from_static(target);
+            let verdict = check(&policy, &target, &headers);
+            match allowed {
+                true => assert!(verdict.is_ok(), "{target}"),
+                false => assert!(matches!(verdict, Err(Refusal::ForbiddenHost)), "{target}"),
+            }
+        }
     }
 
     #[test]

@@ -217,6 +217,60 @@ fn no_host_in_http_1_1_or_two_in_any_version_is_the_parsers_bare_400_and_the_con
 }
 
 #[test]
+fn an_absolute_form_target_names_the_host_and_is_checked_like_one() {
+    // RFC 9112 §3.2.2: a request target in absolute form carries the request's host, whatever
+    // the Host header says.
+    let server = Server::start(hello_state(Limits::default()));
+    let port = server.addr.port();
+    let good = format!("127.0.0.1:{port}");
+    let body = initialize_frame(1, "2025-11-25");
+    for (authority, status, kind) in [
+        ("evil.example".to_owned(), 403, Some("forbidden_host")),
+        (format!("evil.example:{port}"), 403, Some("forbidden_host")),
+        (
+            format!("127.0.0.1.nip.io:{port}"),
+            403,
+            Some("forbidden_host"),
+        ),
+        (
+            format!("localhost:{}", port.wrapping_add(1)),
+            403,
+            Some("forbidden_host"),
+        ),
+        (format!("localhost:{port}"), 200, None),
+        (good.clone(), 200, None),
+    ] {
+        let rest = request(
+            server.addr,
+            "GET",
+            &format!("http://{authority}/languages"),
+            &[("Host", &good)],
+            b"",
+        );
+        let mcp = request(
+            server.addr,
+            "POST",
+            &format!("http://{authority}/mcp"),
+            &[
+                ("Host", &good),
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+            ],
+            body.as_bytes(),
+        );
+        for (surface, response) in [("REST", rest), ("/mcp", mcp)] {
+            assert_eq!(response.status, status, "{surface}: {authority}");
+            let got = (status >= 400).then(|| response.json()["kind"].clone());
+            assert_eq!(
+                got,
+                kind.map(serde_json::Value::from),
+                "{surface}: {authority}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_forbidden_host_is_refused_before_the_body_is_read() {
     let server = Server::start(hello_state(Limits::default()));
     for (path, extra) in [
