@@ -35,7 +35,12 @@
 //! any version with two. An HTTP/1.0 request without one reaches this guard. A request target
 //! in absolute form (`GET http://name/path`) names the request's host itself (RFC 9112
 //! §3.2.2), so its authority must be allowed as well.
-//! A foreign `Origin` is refused too (a browser page from another site). [`host_guard`] applies
+//! A foreign `Origin` is refused too (a browser page from another site): under a restricted
+//! policy an `Origin` must be the server's own, scheme, host and port
+//! ([`HostPolicy::allows_origin`]), so a page served from another port of the same machine, or
+//! over https, is foreign. A page served through a TLS-terminating proxy carries the proxy's
+//! origin; such a proxy checks origins itself, in front of a server that allows any Host
+//! (`--allow-any-host`). [`host_guard`] applies
 //! both to every route, before any body is read; the MCP HTTP transport wraps its own resource in
 //! it again, with its state's policy, so it stays safe if mounted in another app.
 
@@ -267,20 +272,28 @@ impl HostPolicy {
         port_ok && names.iter().any(|n| n.eq_ignore_ascii_case(name))
     }
 
-    /// Whether an `Origin` header value is allowed: an `http`/`https` origin whose host is.
+    /// Whether an `Origin` header value is allowed: this server's own origin, as a browser
+    /// that addresses it directly sends it. The server speaks plain HTTP, so the scheme is
+    /// `http`; the host is one the policy allows; and the port is the bound one, written out or
+    /// (port 80) left out, as browsers leave out a scheme's default port.
     pub fn allows_origin(&self, origin: &str) -> bool {
-        if matches!(self, Self::Unrestricted) {
+        let Self::Restricted { port, .. } = self else {
             return true;
+        };
+        let Some(authority) = origin.strip_prefix("http://") else {
+            return false;
+        };
+        if authority.contains(['/', '@', '?', '#']) {
+            return false;
         }
-        let authority = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"));
-        match authority {
-            Some(authority) if !authority.contains(['/', '@', '?', '#']) => {
-                self.allows_host(authority)
-            }
-            _ => false,
-        }
+        let Some((name, given)) = split_host(authority) else {
+            return false;
+        };
+        let port_ok = match port {
+            Some(port) => given.unwrap_or(80) == *port,
+            None => true,
+        };
+        port_ok && self.allows_host(name)
     }
 }
 
@@ -427,8 +440,17 @@ mod tests {
             assert!(!policy.allows_host(bad), "{bad}");
         }
         assert!(policy.allows_origin("http://localhost:8123"));
+        assert!(policy.allows_origin("http://[::1]:8123"));
         assert!(!policy.allows_origin("http://evil.example"));
         assert!(!policy.allows_origin("null"));
+        // Scheme and port are the origin's as much as the host is.
+        assert!(!policy.allows_origin("https://localhost:8123"));
+        assert!(!policy.allows_origin("http://localhost"));
+        assert!(!policy.allows_origin("http://localhost:8124"));
+        let on_80 = HostPolicy::loopback(Some(80), None);
+        assert!(on_80.allows_origin("http://localhost"));
+        assert!(on_80.allows_origin("http://localhost:80"));
+        assert!(!on_80.allows_origin("https://localhost"));
     }
 
     #[test]

@@ -103,6 +103,26 @@ fn host_and_origin_matrix_on_rest_and_mcp() {
             403,
             Some("forbidden_origin"),
         ),
+        // An Origin is a scheme, a host and a port: the server's is http, on its own port (a
+        // browser leaves out port 80 for http).
+        (
+            "https Origin on the server's port",
+            vec![host(&good), ("Origin", format!("https://localhost:{port}"))],
+            403,
+            Some("forbidden_origin"),
+        ),
+        (
+            "Origin without the server's port",
+            vec![host(&good), ("Origin", "http://localhost".into())],
+            403,
+            Some("forbidden_origin"),
+        ),
+        (
+            "Origin naming the bound address",
+            vec![host(&good), ("Origin", format!("http://127.0.0.1:{port}"))],
+            200,
+            None,
+        ),
         (
             "forged Host and Origin",
             vec![
