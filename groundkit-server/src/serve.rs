@@ -15,7 +15,7 @@ use groundkit_core::Registry;
 use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
-use crate::edge::gate::HostGate;
+use crate::edge::deadline::WriteDeadline;
 use crate::guard::{self, AllowedHosts, BindTarget, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
@@ -144,14 +144,15 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// [`handle`](actix_web::dev::Server::handle) stops it). Must be called inside an actix system.
 ///
 /// Header, disconnect and keep-alive timeouts come from [`Limits`]: a client that has not sent
-/// a request's headers within `header_timeout` gets 408 and the connection is closed, and an
-/// idle connection is closed after `keep_alive`. `max_connections` is shared among the
-/// `workers` (actix counts per worker), rounded up.
+/// its first request's headers within `header_timeout` gets 408 and the connection is closed,
+/// and an idle connection is closed after `keep_alive`. A connection the server has written
+/// nothing to for [`Limits::write_deadline`] is closed ([`WriteDeadline`]). `max_connections`
+/// is shared among the `workers` (actix counts per worker), rounded up.
 ///
-/// This is what `actix_web::HttpServer::listen` builds, except that every connection is read
-/// through the [`HostGate`], so that Host faults reach the Host guard, and that the app's
-/// `AppConfig` is the default one (its host and address feed only `ConnectionInfo` and
-/// `url_for`, which groundkit does not use).
+/// This is what `actix_web::HttpServer::listen` builds, except that every connection is wrapped
+/// in its [`WriteDeadline`], and that the app's `AppConfig` is the default one (its host and
+/// address feed only `ConnectionInfo` and `url_for`, which groundkit does not use). Nothing
+/// examines a connection's bytes before actix-http's parser.
 pub fn http_server<Ctx: Send + Sync + 'static>(
     state: Arc<AppState<Ctx>>,
     listener: std::net::TcpListener,
@@ -187,9 +188,10 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
                 .keep_alive(limits.keep_alive)
                 .local_addr(addr)
                 .h1(map_config(app, |_| AppConfig::default()));
-            fn_service(|io: TcpStream| async move {
+            let deadline = limits.write_deadline();
+            fn_service(move |io: TcpStream| async move {
                 let peer = io.peer_addr().ok();
-                Ok((HostGate::new(io), peer))
+                Ok((WriteDeadline::new(io, deadline), peer))
             })
             .and_then(http)
         })?

@@ -54,6 +54,16 @@ pub struct Limits {
     pub blocking_threads: usize,
 }
 
+impl Limits {
+    /// How long a connection may go without the server writing a byte to it before it is
+    /// closed: `keep_alive` + `header_timeout` + `body_timeout` + `request_timeout`, the bounds
+    /// of one exchange added up (default 50 s). Why that sum, and what it bounds that they do
+    /// not, is in [`edge::deadline`](crate::edge::deadline).
+    pub fn write_deadline(&self) -> Duration {
+        self.keep_alive + self.header_timeout + self.body_timeout + self.request_timeout
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {

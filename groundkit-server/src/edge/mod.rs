@@ -6,13 +6,13 @@
 //!   problem+json.
 //! - [`body`]: the JSON content-type check and the bounded body reader.
 //! - [`id`]: the one random-id generator (request ids, MCP session ids) and the request id.
-//! - [`gate`]: the connection reader in front of actix-http's parser that lets a request with no
-//!   `Host`, or two, reach the Host guard.
+//! - [`deadline`]: the connection wrapper that closes a connection the server has written
+//!   nothing to for the write deadline.
 //! - [`access`]: the per-request middleware (request id, query-string refusal) and the one
 //!   access-log line of a request, whatever its transport.
 
 pub mod access;
 pub mod body;
-pub mod gate;
+pub mod deadline;
 pub mod id;
 pub mod problem;

@@ -345,7 +345,7 @@ fn request_heads_up_to_128_kib_and_96_headers_are_served_and_larger_ones_refused
 }
 
 #[test]
-fn an_idle_or_stalled_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
+fn an_idle_connection_is_kept_for_the_keep_alive_and_closed_after_it() {
     let server = Server::start(hello_state(Limits {
         keep_alive: Duration::from_millis(1500),
         ..Limits::default()
@@ -374,25 +374,6 @@ fn an_idle_or_stalled_connection_is_kept_for_the_keep_alive_and_closed_after_it(
         // actix measures the keep-alive on a coarse clock (about half a second).
         waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
         "closed after {waited:?}"
-    );
-
-    // Part of a next head, then nothing: actix-http starts its header timer only for a
-    // connection's first request, so this is bounded by the keep-alive alone (the connection
-    // gate holds a partial head back from the parser, which still sees an idle connection).
-    let mut stream = connected(&server);
-    stream.write_all(get.as_bytes()).expect("write");
-    assert_eq!(super::support::read_response(&mut stream).status, 200);
-    let stalled = Instant::now();
-    stream
-        .write_all(format!("GET /languages HTTP/1.1\r\nHost: {host}\r\n").as_bytes())
-        .expect("write");
-    let mut rest = Vec::new();
-    let read = stream.read_to_end(&mut rest);
-    assert!(read.is_ok() && rest.is_empty(), "closed: {read:?}");
-    let waited = stalled.elapsed();
-    assert!(
-        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
-        "a stalled second head closed after {waited:?}"
     );
 }
 
@@ -479,4 +460,150 @@ fn blocking_work_runs_on_at_most_the_blocking_threads_and_the_rest_waits_its_tur
         2,
         "two blocking threads, both used, never a third"
     );
+}
+
+/// Wait until the server closes `stream` (end of stream or reset), sending one byte of
+/// `trickle` every 100 ms meanwhile; how long that took. Panics if the server answers anything
+/// or keeps the connection for 20 s.
+fn wait_for_close(stream: &mut TcpStream, trickle: &[u8]) -> Duration {
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("timeout");
+    let started = Instant::now();
+    let mut trickle = trickle.iter();
+    let mut buf = [0u8; 512];
+    loop {
+        let waited = started.elapsed();
+        assert!(
+            waited < Duration::from_secs(20),
+            "still open after {waited:?}"
+        );
+        if let Some(byte) = trickle.next()
+            && stream.write_all(&[*byte]).is_err()
+        {
+            return waited;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => return started.elapsed(),
+            Ok(n) => panic!("answered: {:?}", String::from_utf8_lossy(&buf[..n])),
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return started.elapsed(),
+        }
+    }
+}
+
+#[test]
+fn a_body_still_trickling_after_its_answer_is_cut_at_the_write_deadline() {
+    let limits = super::support::short_limits();
+    let deadline = limits.write_deadline();
+    let server = Server::start(hello_state(limits));
+    // Refused before its body is read, so the body's own timeout never starts, and chunked, so
+    // the parser drains the rest of it after the answer, as slowly as it comes.
+    let mut stream = connected(&server);
+    stream
+        .write_all(
+            b"POST /text/stats HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n100000\r\n",
+        )
+        .expect("write");
+    assert_eq!(super::support::read_response(&mut stream).status, 403);
+    let waited = wait_for_close(&mut stream, &[b' '; 1000]);
+    assert!(
+        waited < deadline + Duration::from_secs(3),
+        "closed {waited:?} after the answer (deadline {deadline:?})"
+    );
+}
+
+#[test]
+fn a_stalled_later_head_is_closed_at_the_write_deadline() {
+    let limits = super::support::short_limits();
+    let deadline = limits.write_deadline();
+    let server = Server::start(hello_state(limits));
+    let host = server.host();
+    let get = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let part = format!("GET /languages HTTP/1.1\r\nHost: {host}\r\n");
+    // Part of the next head, sent after the first answer: actix-http times only a connection's
+    // first head, and stops its keep-alive timer at the first byte that arrives after an
+    // answer, so only the write deadline ends it. And part of the next head sent with the
+    // first request, in one write, so the parser holds it before it answers.
+    for together in [false, true] {
+        let mut stream = connected(&server);
+        match together {
+            false => stream.write_all(get.as_bytes()).expect("write"),
+            true => stream
+                .write_all(format!("{get}{part}").as_bytes())
+                .expect("write"),
+        }
+        assert_eq!(super::support::read_response(&mut stream).status, 200);
+        if !together {
+            stream.write_all(part.as_bytes()).expect("write");
+        }
+        let waited = wait_for_close(&mut stream, b"");
+        assert!(
+            waited < deadline + Duration::from_secs(3),
+            "sent together: {together}; closed {waited:?} after the answer (deadline {deadline:?})"
+        );
+    }
+}
+
+/// The statuses of the next `count` answers on `stream`, each with a `Content-Length`.
+fn statuses(stream: &mut TcpStream, count: usize) -> Vec<u16> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let (found, _) = super::support::answers(&String::from_utf8_lossy(&data));
+        if found.len() >= count {
+            return found.into_iter().map(|(status, _)| status).collect();
+        }
+        let n = stream.read(&mut buf).expect("read");
+        assert!(n > 0, "closed after {found:?}");
+        data.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[test]
+fn a_connection_that_keeps_being_answered_outlives_the_write_deadline() {
+    let limits = Limits {
+        keep_alive: Duration::from_secs(2),
+        header_timeout: Duration::from_millis(250),
+        body_timeout: Duration::from_millis(250),
+        request_timeout: Duration::from_millis(500),
+        ..Limits::default()
+    };
+    let deadline = limits.write_deadline();
+    let (state, _ctx) = test_state(limits);
+    let server = Server::start(state);
+    let host = server.host();
+    let session = server.initialize();
+    let frame = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"stepper","_meta":{"progressToken":1}}}"#;
+    let streamed = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nContent-Length: {}\r\n\r\n{frame}",
+        frame.len()
+    );
+    let get = format!("GET /test/progress HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let mut stream = connected(&server);
+    let started = Instant::now();
+    while started.elapsed() < deadline * 2 {
+        // An answer streamed as server-sent events: progress, then the result.
+        stream.write_all(streamed.as_bytes()).expect("write");
+        let answer = super::support::read_response(&mut stream);
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert!(
+            answer
+                .header("content-type")
+                .is_some_and(|c| c.starts_with("text/event-stream"))
+        );
+        let events = super::support::events(&answer);
+        assert_eq!(events.len(), 4, "{events:?}");
+        assert_eq!(events[3]["result"]["isError"], false, "{events:?}");
+        // Two requests in one write.
+        stream
+            .write_all(format!("{get}{get}").as_bytes())
+            .expect("write");
+        assert_eq!(statuses(&mut stream, 2), [200, 200]);
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }

@@ -27,6 +27,7 @@ mod framing;
 mod guard;
 mod http;
 mod limits;
+mod parser;
 mod stdio;
 pub(crate) mod support;
 mod tools;

@@ -254,6 +254,62 @@ pub fn raw(addr: SocketAddr, bytes: &[u8]) -> Response {
     read_response(&mut stream)
 }
 
+/// Limits short enough that a test sees every timer fire in a few seconds: a 0.5 s keep-alive
+/// and 1 s for a head, a body and a call, so a connection the server writes nothing to is
+/// closed after 3.5 s (`Limits::write_deadline`).
+pub fn short_limits() -> Limits {
+    Limits {
+        keep_alive: Duration::from_millis(500),
+        header_timeout: Duration::from_secs(1),
+        body_timeout: Duration::from_secs(1),
+        request_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    }
+}
+
+/// Send `bytes` on one connection and read every response until the server closes it, as
+/// (status, body) pairs; panics when it is still open after 20 s.
+pub fn until_closed(addr: SocketAddr, bytes: &[u8]) -> Vec<(u16, String)> {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(bytes).expect("write");
+    let mut all = Vec::new();
+    stream
+        .read_to_end(&mut all)
+        .expect("the server closes the connection within 20 s");
+    let all = String::from_utf8(all).expect("UTF-8 responses");
+    let (responses, used) = answers(&all);
+    assert_eq!(&all[used..], "", "nothing after the last response");
+    responses
+}
+
+/// The whole answers at the start of `text`, each with a `Content-Length`, as (status, body)
+/// pairs, and how many bytes they take.
+pub fn answers(text: &str) -> (Vec<(u16, String)>, usize) {
+    let mut responses = Vec::new();
+    let mut used = 0;
+    while let Some(head_end) = text[used..].find("\r\n\r\n") {
+        let head = &text[used..used + head_end];
+        let length: usize = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().expect("length"))
+            })
+            .expect("a Content-Length on every answer");
+        let body_start = used + head_end + 4;
+        let Some(body) = text.get(body_start..body_start + length) else {
+            break;
+        };
+        responses.push((head[9..12].parse().expect("status"), body.to_owned()));
+        used = body_start + length;
+    }
+    (responses, used)
+}
+
 /// Read one response from `stream`: the head, then as much body as `Content-Length` or the
 /// chunked encoding says (or everything until the server closes the connection).
 pub fn read_response(stream: &mut TcpStream) -> Response {
