@@ -17,14 +17,10 @@ pub mod app;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod edge;
-#[cfg(feature = "embed")]
-pub mod embedder;
 pub mod guard;
 pub mod invoke;
 pub mod logging;
 pub mod mcp;
-#[cfg(feature = "embed")]
-pub mod reranker;
 pub mod serve;
 #[cfg(feature = "retrieval")]
 pub mod service;
