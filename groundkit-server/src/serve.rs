@@ -149,7 +149,7 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// `workers` (actix counts per worker), rounded up.
 ///
 /// This is what `actix_web::HttpServer::listen` builds, except that every connection is read
-/// through the [`HostGate`], so that Host faults reach the Host guard, and that the app's
+/// through the `HostGate`, so that Host faults reach the Host guard, and that the app's
 /// `AppConfig` is the default one (its host and address feed only `ConnectionInfo` and
 /// `url_for`, which groundkit does not use).
 pub fn http_server<Ctx: Send + Sync + 'static>(

@@ -9,6 +9,7 @@ use groundkit_core::Registry;
 use groundkit_core::openapi::{self, ApiInfo};
 use tokio::sync::Semaphore;
 
+use crate::edge::body::BodyLimits;
 use crate::guard::HostPolicy;
 use crate::mcp::McpShared;
 
@@ -54,6 +55,16 @@ pub struct Limits {
     pub blocking_threads: usize,
 }
 
+impl Limits {
+    /// The bounds on one request body.
+    pub(crate) fn body(&self) -> BodyLimits {
+        BodyLimits {
+            max_bytes: self.max_body_bytes,
+            timeout: self.body_timeout,
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {
@@ -91,9 +102,9 @@ pub struct AppState<Ctx> {
     /// [`serve`](crate::serve) derives it from the bind.
     pub hosts: HostPolicy,
     /// Permits for concurrent tool calls, shared by REST and MCP.
-    pub calls: Arc<Semaphore>,
+    pub(crate) calls: Arc<Semaphore>,
     /// MCP sessions and in-flight requests.
-    pub mcp: McpShared,
+    pub(crate) mcp: McpShared,
 }
 
 impl<Ctx> AppState<Ctx> {
