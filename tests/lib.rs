@@ -7,8 +7,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::time::Duration;
 
-use groundkit_server::AppState;
-use groundkit_server::guard::{AllowedHosts, BindTarget, HostPolicy};
+use groundkit_server::{AllowedHosts, AppState, BindTarget, HostPolicy};
 
 /// A server running on a loopback port in a background thread; stopped on drop.
 pub struct TestServer {

@@ -1,14 +1,18 @@
 //! groundkit transports: everything between a [`Registry`](groundkit_core::Registry) and the
 //! network, plus the `grk` command line.
 //!
-//! [`app`] builds the actix application from a registry, with a REST route per tool;
-//! [`invoke`] is the single call path every transport uses; [`edge`] is what the transports
-//! share (the one error mapping and problem+json, body reading, request ids, the access log);
-//! [`state`] is what a running server holds; [`mcp`] serves the same registry over MCP (stdio
-//! and Streamable HTTP at `/mcp`); [`guard`] holds the bind guard and the Host/Origin
-//! allow-list; [`serve`] runs it all; [`service`] (feature `retrieval`) is the
-//! grounding service on the engine's read surface; [`cli`] (feature `cli`) is `grk`, the one
-//! user of ingest.
+//! What a user reaches: [`app::build`], the actix application of a registry, with a REST
+//! route per tool and MCP at `/mcp`; [`mcp`], MCP mounted in an app of one's own or over
+//! stdio; [`serve`], which runs it all from the serving flags; [`AppState`] and [`Limits`],
+//! what a running server holds and the bounds on what requests may cost; [`HostPolicy`] and
+//! its kin, which Host and Origin values are answered; [`logging`]; [`service`] (feature
+//! `retrieval`), the grounding service on the engine's read surface; and [`cli`] (feature
+//! `cli`), `grk`, the one user of ingest.
+//!
+//! The plumbing is private: `invoke`, the single call path every transport uses; `edge`, what
+//! the transports share (the one error mapping and problem+json, body reading, request ids,
+//! the access log), which depends on nothing above it; `state`; `guard`, the bind guard and the
+//! Host/Origin allow-list; and MCP's framing, method table and sessions.
 //!
 //! REST and MCP never import each other: REST lives privately inside [`app`], so MCP cannot
 //! name it, and a test reads the sources for the other direction.
@@ -16,20 +20,17 @@
 pub mod app;
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod edge;
-#[cfg(feature = "embed")]
-pub mod embedder;
-pub mod guard;
-pub mod invoke;
+mod edge;
+mod guard;
+mod invoke;
 pub mod logging;
 pub mod mcp;
-#[cfg(feature = "embed")]
-pub mod reranker;
 pub mod serve;
 #[cfg(feature = "retrieval")]
 pub mod service;
-pub mod state;
+mod state;
 
+pub use guard::{AllowedHosts, BindError, BindTarget, HostPolicy};
 pub use state::{AppState, Limits};
 
 /// The README's Rust, compiled (not run) as a doctest so the example a library author copies is
@@ -81,5 +82,24 @@ mod boundaries {
         let rest = src.join("app").join("rest.rs");
         let lines = naming(&rest, &["crate::mcp", "super::mcp", "mcp::"]);
         assert!(lines.is_empty(), "{} names MCP: {lines:?}", rest.display());
+    }
+
+    /// `edge` is below both transports: it names nothing that is built on it.
+    #[test]
+    fn edge_depends_on_nothing_above_it() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let above = [
+            "crate::app",
+            "crate::mcp",
+            "crate::state",
+            "crate::invoke",
+            "crate::serve",
+            "crate::service",
+            "crate::cli",
+        ];
+        for file in sources(&src.join("edge")) {
+            let lines = naming(&file, &above);
+            assert!(lines.is_empty(), "{} names {lines:?}", file.display());
+        }
     }
 }

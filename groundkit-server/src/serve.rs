@@ -146,11 +146,11 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// Header, disconnect and keep-alive timeouts come from [`Limits`]: a client that has not sent
 /// its first request's headers within `header_timeout` gets 408 and the connection is closed,
 /// and an idle connection is closed after `keep_alive`. A connection the server has written
-/// nothing to for [`Limits::write_deadline`] is closed ([`WriteDeadline`]). `max_connections`
+/// nothing to for [`Limits::write_deadline`] is closed (`WriteDeadline`). `max_connections`
 /// is shared among the `workers` (actix counts per worker), rounded up.
 ///
 /// This is what `actix_web::HttpServer::listen` builds, except that every connection is wrapped
-/// in its [`WriteDeadline`], and that the app's `AppConfig` is the default one (its host and
+/// in its `WriteDeadline`, and that the app's `AppConfig` is the default one (its host and
 /// address feed only `ConnectionInfo` and `url_for`, which groundkit does not use). Nothing
 /// examines a connection's bytes before actix-http's parser.
 pub fn http_server<Ctx: Send + Sync + 'static>(

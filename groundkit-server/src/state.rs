@@ -9,6 +9,7 @@ use groundkit_core::Registry;
 use groundkit_core::openapi::{self, ApiInfo};
 use tokio::sync::Semaphore;
 
+use crate::edge::body::BodyLimits;
 use crate::guard::HostPolicy;
 use crate::mcp::McpShared;
 
@@ -58,9 +59,17 @@ impl Limits {
     /// How long a connection may go without the server writing a byte to it before it is
     /// closed: `keep_alive` + `header_timeout` + `body_timeout` + `request_timeout`, the bounds
     /// of one exchange added up (default 50 s). Why that sum, and what it bounds that they do
-    /// not, is in [`edge::deadline`](crate::edge::deadline).
+    /// not, is in the module doc of the write deadline (`edge::deadline`).
     pub fn write_deadline(&self) -> Duration {
         self.keep_alive + self.header_timeout + self.body_timeout + self.request_timeout
+    }
+
+    /// The bounds on one request body.
+    pub(crate) fn body(&self) -> BodyLimits {
+        BodyLimits {
+            max_bytes: self.max_body_bytes,
+            timeout: self.body_timeout,
+        }
     }
 }
 
@@ -101,9 +110,9 @@ pub struct AppState<Ctx> {
     /// [`serve`](crate::serve) derives it from the bind.
     pub hosts: HostPolicy,
     /// Permits for concurrent tool calls, shared by REST and MCP.
-    pub calls: Arc<Semaphore>,
+    pub(crate) calls: Arc<Semaphore>,
     /// MCP sessions and in-flight requests.
-    pub mcp: McpShared,
+    pub(crate) mcp: McpShared,
 }
 
 impl<Ctx> AppState<Ctx> {

@@ -19,11 +19,11 @@ use groundkit_core::{Error, ToolSpec};
 use serde_json::{Map, Value};
 
 use crate::edge::access::{self, Transport};
-use crate::edge::body;
+use crate::edge::body::{self, BodyLimits};
 use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Problem, Refusal};
 use crate::invoke::invoke;
-use crate::state::{AppState, Limits};
+use crate::state::AppState;
 
 /// The path of the OpenAPI document.
 pub const OPENAPI_PATH: &str = "/openapi.json";
@@ -85,7 +85,7 @@ async fn call<Ctx: Send + Sync + 'static>(
     body: web::Payload,
 ) -> HttpResponse {
     access::note(&req, |note| note.tool = Some(spec.name().into()));
-    let result = match arguments(spec, &req, body, &state.limits).await {
+    let result = match arguments(spec, &req, body, state.limits.body()).await {
         Ok(arguments) => invoke(&state, spec, arguments).await.map_err(Problem::from),
         Err(problem) => Err(problem),
     };
@@ -104,7 +104,7 @@ async fn arguments(
     spec: &ToolSpec,
     req: &HttpRequest,
     payload: web::Payload,
-    limits: &Limits,
+    limits: BodyLimits,
 ) -> Result<Value, Problem> {
     let route = spec.route();
     let mut object = Map::new();

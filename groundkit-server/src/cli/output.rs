@@ -1,6 +1,10 @@
-//! Human-readable renderings of the command results.
+//! What the commands print: human-readable renderings of their results, and the JSON `--json`
+//! prints.
 
+use std::io::Write;
 use std::path::Path;
+
+use groundkit_core::Error;
 
 use groundkit_retrieval::{
     EvalReport, FetchChunkResponse, IndexStatus, IngestSummary, ListCollectionsResponse,
@@ -131,5 +135,27 @@ pub(super) fn print_list(response: &ListCollectionsResponse, index_dir: &Path) {
     }
     for name in &response.collections {
         println!("{name}");
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub(super) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|err| Error::internal(format!("cannot render JSON: {err}")))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{text}").map_err(|err| Error::storage("cannot write to stdout", err))
+}
+
+/// Prints `value` as pretty JSON with `--json`, else through `human`.
+pub(super) fn emit<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    human: impl FnOnce(&T),
+) -> Result<(), Error> {
+    if json {
+        print_json(value)
+    } else {
+        human(value);
+        Ok(())
     }
 }

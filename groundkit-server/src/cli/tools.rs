@@ -1,23 +1,30 @@
-//! The read commands. `grk search`, `fetch`, `status` and `list` call the service's tools through
-//! its registry, as REST and MCP do: the same argument parsing and validation, the same
-//! defaults, the same scan limiter and the same JSON, which `--json` prints unchanged.
+//! The read commands. `grk search`, `fetch`, `status` and `list` call the service's tools as REST
+//! and MCP do, through [`invoke`]: the same argument parsing and validation, the same defaults,
+//! the same call permit, timeout and panic capture, the same scan limiter and the same JSON,
+//! which `--json` prints unchanged.
 
-use groundkit_retrieval::{
-    CollectionCache, FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse,
-};
 use std::sync::Arc;
 
-use groundkit_core::{Error, Registry};
+use groundkit_core::Error;
 use groundkit_retrieval::embed::Embedder;
+use groundkit_retrieval::{
+    FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse,
+};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Cli, FetchArgs, ListArgs, SearchArgs, StatusArgs, output};
-use crate::reranker::Reranking;
-use crate::service::{DEFAULT_CACHE_CAPACITY, ServiceContext};
+use super::args::{Cli, FetchArgs, ListArgs, SearchArgs, StatusArgs};
+use super::output::{self, print_json};
+use super::reranker::Reranking;
+use super::serve::{StateError, service_state};
+use crate::invoke::invoke;
 
 /// Calls the service tool `name` with `arguments` and prints its answer: with `--json` the JSON
 /// as the service returns it, else through `human`.
+///
+/// `arguments` is JSON because the call path takes JSON by design: a registry's tools are
+/// type-erased, and parsing and validating the arguments is part of the call every transport
+/// makes. The answer is printed as that JSON, or read back into its type for `human`.
 fn call<T: DeserializeOwned>(
     cli: &Cli,
     embedder: Option<Arc<dyn Embedder>>,
@@ -27,32 +34,23 @@ fn call<T: DeserializeOwned>(
     json: bool,
     human: impl FnOnce(&T),
 ) -> Result<(), Error> {
-    let registry = Registry::<ServiceContext>::collect()
-        .map_err(|err| Error::internal(format!("the service tools cannot be built: {err}")))?;
-    let spec = registry
+    let state = service_state(cli, embedder, reranking).map_err(|err| match err {
+        StateError::Registry(err) => {
+            Error::internal(format!("the service tools cannot be built: {err}"))
+        }
+        StateError::Cluster(err) => err,
+    })?;
+    let spec = state
+        .registry
         .get(name)
         .ok_or_else(|| Error::internal(format!("the service has no tool `{name}`")))?;
-    let mut context = ServiceContext::new(CollectionCache::new(
-        cli.index_dir.clone(),
-        cli.base_dir.clone(),
-        DEFAULT_CACHE_CAPACITY,
-    ));
-    if let Some(embedder) = embedder {
-        context = context.with_embedder(embedder);
-    }
-    if let Some(reranking) = reranking {
-        context = reranking.apply(context);
-    }
-    if let Some(cluster) = cli.cluster.backend(&cli.base_dir, &cli.index_dir)? {
-        context = context.with_backend(cluster);
-    }
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .map_err(|err| Error::internal(format!("cannot start the runtime: {err}")))?;
-    let answer = engine.block_on(spec.call(&context, arguments))?;
+    let answer = engine.block_on(invoke(&state, spec, arguments))?;
     if json {
-        return super::print_json(&answer);
+        return print_json(&answer);
     }
     let typed: T = serde_json::from_value(answer)
         .map_err(|err| Error::internal(format!("unexpected `{name}` answer: {err}")))?;

@@ -7,7 +7,16 @@ use futures_util::StreamExt;
 use groundkit_core::Error;
 
 use super::problem::{Problem, Refusal};
-use crate::state::Limits;
+
+/// What a body may cost: its size and the time to send it. The server's
+/// [`Limits`](crate::Limits) hand these two down, so this module needs nothing above it.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimits {
+    /// Largest body accepted, in bytes.
+    pub max_bytes: usize,
+    /// Time a client has to send the whole body once its headers are in.
+    pub timeout: std::time::Duration,
+}
 
 /// Whether the request declares a JSON body (`application/json` or `application/*+json`, in
 /// any case, whatever its parameters). Read in place: nothing is allocated for it.
@@ -31,17 +40,17 @@ pub fn is_json(req: &HttpRequest) -> bool {
     kind.eq_ignore_ascii_case(b"application") && token(subtype) && json
 }
 
-/// Read a request body of at most [`Limits::max_body_bytes`] within [`Limits::body_timeout`]:
+/// Read a request body of at most [`BodyLimits::max_bytes`] within [`BodyLimits::timeout`]:
 /// refused from its declared `Content-Length` before any byte is read, as soon as the streamed
 /// bytes pass the limit, and when the deadline passes, so an oversized or stalled body is never
 /// held.
 pub async fn read(
     req: &HttpRequest,
     body: web::Payload,
-    limits: &Limits,
+    limits: BodyLimits,
 ) -> Result<web::Bytes, Problem> {
-    let deadline = limits.body_timeout;
-    tokio::time::timeout(deadline, read_capped(req, body, limits.max_body_bytes))
+    let deadline = limits.timeout;
+    tokio::time::timeout(deadline, read_capped(req, body, limits.max_bytes))
         .await
         .unwrap_or(Err(Problem::Refused(Refusal::BodyTimeout {
             seconds: deadline.as_secs(),

@@ -244,6 +244,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_missing_collection_or_chunk_is_404() {
+        for missing in [
+            Error::CollectionNotFound { name: "c".into() },
+            Error::ChunkNotFound {
+                chunk_id: "x".into(),
+            },
+        ] {
+            let shown = format!("{missing:?}");
+            assert_eq!(
+                mapping(&missing.into()).status,
+                StatusCode::NOT_FOUND,
+                "{shown}"
+            );
+        }
+    }
+
+    #[test]
     fn statuses_and_kinds_of_call_failures_and_refusals() {
         let storage = Problem::from(Error::storage("/srv/x", std::io::Error::other("13")));
         let rendering = mapping(&storage);

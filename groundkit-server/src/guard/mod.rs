@@ -7,13 +7,13 @@
 //!   once from the bind, and the middleware ([`host_guard`]) that applies it to every route
 //!   before any body is read.
 
-pub mod bind;
-pub mod host;
+pub(crate) mod bind;
+pub(crate) mod host;
 
 use std::net::IpAddr;
 
 pub use bind::{AllowedHosts, BindError, BindTarget, check_allowed_hosts, check_bind};
-pub use host::{HostPolicy, check, host_guard};
+pub use host::{HostPolicy, host_guard};
 
 /// Parse an IP literal, with or without IPv6 brackets.
 fn ip_literal(host: &str) -> Option<IpAddr> {

@@ -32,13 +32,6 @@ impl Table {
         }
     }
 
-    /// The methods the table answers, sorted.
-    pub fn names(&self) -> Vec<&'static str> {
-        let mut names: Vec<_> = self.methods.method_names().collect();
-        names.sort_unstable();
-        names
-    }
-
     /// Call `method` with `call` in its extensions.
     ///
     /// The result comes back as the JSON text the method table serialized, so it is spliced

@@ -1,35 +1,35 @@
 //! MCP from the registry: JSON-RPC framing, the method table, and the stdio and Streamable HTTP
 //! transports.
 //!
-//! - [`jsonrpc`] classifies incoming frames and builds outgoing ones (ids echoed exactly).
-//! - [`protocol`] names the revisions, the rules that differ between eras, and which era and
+//! - `jsonrpc` classifies incoming frames and builds outgoing ones (ids echoed exactly).
+//! - `protocol` names the revisions, the rules that differ between eras, and which era and
 //!   revision a request belongs to.
-//! - [`server`] is the framing layer in front of the table, shared by both transports; it
-//!   answers with an [`answer::Answer`] whose [`Outcome`] is in no transport's terms.
-//! - [`bridge`] calls the jsonrpsee method table; [`methods`] is that table (`initialize`,
+//! - `server` is the framing layer in front of the table, shared by both transports; it
+//!   answers with an `answer::Answer` whose `Outcome` is in no transport's terms.
+//! - `bridge` calls the jsonrpsee method table; `methods` is that table (`initialize`,
 //!   `ping`, `tools/list`, `tools/call`, `server/discover`, and the notifications).
-//! - [`tools`] renders registry specs, results and errors as MCP JSON.
-//! - [`progress`] turns a tool's progress reports into `notifications/progress`.
-//! - [`session`] holds peers, the HTTP session table and the in-flight requests.
+//! - `tools` renders registry specs, results and errors as MCP JSON.
+//! - `progress` turns a tool's progress reports into `notifications/progress`.
+//! - `session` holds peers, the HTTP session table and the in-flight requests.
 //! - [`stdio`] and [`http`] are the transports; only [`http`] knows HTTP.
 //!
 //! Every tool served here comes from the [`Registry`](groundkit_core::Registry) in the
 //! [`AppState`](crate::AppState); there is no way to add an MCP-only tool. Nothing here imports
-//! REST: what both share is in [`edge`](crate::edge).
+//! REST: what both share is in `edge`.
+//!
+//! A user reaches the transports only: [`http::configure`] mounts `/mcp` in an app of their own
+//! and [`stdio::serve`] answers on a pair of streams; the rest is private.
 
-pub mod answer;
-pub mod bridge;
+mod answer;
+mod bridge;
 pub mod http;
-pub mod jsonrpc;
-pub mod methods;
-pub mod progress;
-pub mod protocol;
-pub mod server;
-pub mod session;
+mod jsonrpc;
+mod methods;
+mod progress;
+mod protocol;
+mod server;
+mod session;
 pub mod stdio;
-pub mod tools;
+mod tools;
 
-pub use answer::{Answer, Outcome};
-pub use protocol::Revision;
-pub use server::{Exchange, McpServer, Transport};
-pub use session::{McpShared, Peer};
+pub(crate) use session::McpShared;

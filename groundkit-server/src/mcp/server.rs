@@ -77,11 +77,6 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         &self.state
     }
 
-    /// The methods the table answers, for parity tests and diagnostics.
-    pub fn method_names(&self) -> Vec<&'static str> {
-        self.table.names()
-    }
-
     /// Parse and answer one frame.
     pub async fn handle_frame(&self, bytes: &[u8], ex: Exchange<'_>) -> Answer {
         self.handle_incoming(jsonrpc::parse(bytes), ex).await

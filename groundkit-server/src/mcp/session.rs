@@ -127,16 +127,6 @@ impl Sessions {
         let mut map = self.map.lock().map_err(|_| SessionError::Unknown)?;
         map.remove(id).map(|_| ()).ok_or(SessionError::Unknown)
     }
-
-    /// Number of sessions held (live or not yet swept).
-    pub fn len(&self) -> usize {
-        self.map.lock().map(|m| m.len()).unwrap_or(0)
-    }
-
-    /// Whether none is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Requests in flight, by peer and raw id, so `notifications/cancelled` can stop one.

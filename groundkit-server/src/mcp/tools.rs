@@ -197,6 +197,31 @@ mod tests {
 
     use super::push_json_string;
 
+    #[cfg(feature = "retrieval")]
+    #[test]
+    fn pages_follow_the_cursor_to_every_tool_exactly_once_and_a_bogus_cursor_is_refused() {
+        use super::{InvalidCursor, page};
+        use crate::service::ServiceContext;
+
+        let registry = groundkit_core::Registry::<ServiceContext>::collect().expect("registry");
+        let tools = registry.tools();
+        assert!(tools.len() > 1, "a page of one leaves a cursor to follow");
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let (items, next) = page(tools, cursor.as_deref(), 1).expect("valid cursor");
+            seen.extend(items.iter().map(|s| s.name()));
+            match next {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        let all: Vec<&str> = tools.iter().map(|s| s.name()).collect();
+        assert_eq!(seen, all);
+        assert_eq!(page(tools, Some("bm9wZQ"), 1).err(), Some(InvalidCursor));
+        assert_eq!(page(tools, Some("%%%"), 1).err(), Some(InvalidCursor));
+    }
+
     fn escaped(text: &str) -> String {
         let mut ours = String::new();
         push_json_string(&mut ours, text);

@@ -7,8 +7,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use groundkit_server::guard::HostPolicy;
-use groundkit_server::{Limits, mcp};
+use groundkit_server::{HostPolicy, Limits, mcp};
 
 use super::support::{
     Server, hello_bin, hello_state, initialize_frame, raw, read_response, request, short_limits,

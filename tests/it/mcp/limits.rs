@@ -111,7 +111,7 @@ async fn concurrent_calls_are_capped_across_both_transports() {
             .await;
     }
     let deadline = Instant::now() + Duration::from_secs(5);
-    while state.calls.available_permits() > 0 {
+    while ctx.started.load(std::sync::atomic::Ordering::SeqCst) < 2 {
         assert!(Instant::now() < deadline, "two calls should be running");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }

@@ -32,6 +32,8 @@ use tokio::sync::Semaphore;
 pub struct TestContext {
     /// `gated` waits for a permit here; add permits to let calls finish.
     pub gate: Arc<Semaphore>,
+    /// Calls of `gated` that have started (each holds a call permit until it finishes).
+    pub started: Arc<AtomicUsize>,
     /// Calls of `gated` that ran to completion.
     pub finished: Arc<AtomicUsize>,
     /// `hold` calls on a blocking thread now.
@@ -44,6 +46,7 @@ impl Default for TestContext {
     fn default() -> Self {
         Self {
             gate: Arc::new(Semaphore::new(0)),
+            started: Arc::default(),
             finished: Arc::default(),
             holding: Arc::default(),
             most_holding: Arc::default(),
@@ -75,6 +78,7 @@ pub struct Done {
 /// Wait for the test's gate, sleep, and count the call as finished.
 #[tool(read_only, rest = "POST /test/gated")]
 pub async fn gated(ctx: &TestContext, request: GatedRequest) -> Result<Done, Error> {
+    ctx.started.fetch_add(1, Ordering::SeqCst);
     let permit = ctx.gate.acquire().await;
     drop(permit);
     tokio::time::sleep(Duration::from_millis(request.sleep_ms)).await;

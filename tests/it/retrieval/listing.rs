@@ -2,7 +2,6 @@
 
 use groundkit_core::Error;
 use groundkit_retrieval::{self as retrieval, NoProgress};
-use groundkit_server::edge::problem::mapping;
 
 use super::{Fixture, snapshot_tree};
 
@@ -79,7 +78,6 @@ fn missing_collection_is_not_found_and_creates_no_file() {
     let cache = fx.cache();
     let err = cache.acquire("nothing").expect_err("missing");
     assert!(matches!(err, Error::CollectionNotFound { .. }), "{err:?}");
-    assert_eq!(mapping(&err.into()).status.as_u16(), 404);
     assert!(snapshot_tree(&fx.index).is_empty());
     assert!(
         retrieval::list_collections(&fx.index)

@@ -2,7 +2,7 @@
 //!
 //! `POST` carries one JSON-RPC message (or, in 2025-03-26, a batch). Checks run cheapest first
 //! and before anything is allocated for the request: Host and Origin (mounted by [`configure`],
-//! the resource wraps itself in [`host_guard`], so it stays safe in an app without one; the
+//! the resource wraps itself in `host_guard`, so it stays safe in an app without one; the
 //! service's own app guards every route already and mounts it unwrapped), `Accept` (406 unless
 //! it allows `application/json` or `text/event-stream`), `Content-Type` (415 unless JSON), the
 //! declared length (413), then the body, read up to
@@ -12,7 +12,7 @@
 //! accepts only that, or when a `tools/call` asks for progress (`_meta.progressToken`) and the
 //! client accepts a stream (progress events, then the response, then the stream ends); 202 with
 //! an empty body for notifications and responses. The status comes from the framing's
-//! [`Outcome`] ([`headers::status`]).
+//! `Outcome` (`headers::status`).
 //!
 //! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
 //! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
@@ -20,9 +20,9 @@
 //! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405. `GET` is 405:
 //! this server never pushes, so it offers no standalone stream.
 //!
-//! This module imports from [`edge`](crate::edge), never from REST.
+//! This module imports from `edge`, never from REST.
 
-pub mod headers;
+pub(crate) mod headers;
 
 use std::sync::Arc;
 
@@ -61,7 +61,7 @@ const SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
 #[linkme::distributed_slice(groundkit_core::registry::RESERVED_PATHS)]
 static RESERVED_MCP: &str = PATH;
 
-/// Mount `/mcp` for `state`, behind its own Host/Origin guard ([`host_guard`] with
+/// Mount `/mcp` for `state`, behind its own Host/Origin guard (`host_guard` with
 /// `state.hosts`), so it is safe in an app that has none.
 pub fn configure<Ctx: Send + Sync + 'static>(
     state: &Arc<AppState<Ctx>>,
@@ -131,7 +131,7 @@ async fn post<Ctx: Send + Sync + 'static>(
     if !body::is_json(&req) {
         return refuse(Refusal::UnsupportedMediaType, &req);
     }
-    let bytes = match body::read(&req, payload, &state.limits).await {
+    let bytes = match body::read(&req, payload, state.limits.body()).await {
         Ok(bytes) => bytes,
         Err(problem) => return refuse(problem, &req),
     };

@@ -1,0 +1,138 @@
+//! The operator's choice of reranker: the `--rerank-*` options of `grk`, and loading the
+//! reranker they name. A request can only ask for it (`rerank: true`), never choose or change
+//! it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use groundkit_core::Error;
+use groundkit_embed::hub::HubModelKind;
+use groundkit_embed::{CrossEncoder, HttpReranker, HttpRerankerConfig, RerankApi};
+use groundkit_retrieval::rerank::Reranker;
+
+use super::source::{Chosen, ModelSource, threads};
+use crate::service::{DEFAULT_RERANK_DEPTH, ServiceContext};
+
+/// Reranker options, accepted by `grk serve` and `grk search`.
+#[derive(Debug, Clone, Default, PartialEq, Args)]
+pub(crate) struct RerankArgs {
+    /// Rerank with the cross-encoder (`BertForSequenceClassification`, one label) in DIR, run in
+    /// this process: config.json, tokenizer.json, model.safetensors.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) rerank_model: Option<PathBuf>,
+    /// Rerank with the cross-encoder named `OWNER/NAME[@REVISION]` on the Hugging Face Hub
+    /// (`cross-encoder/ms-marco-MiniLM-L-6-v2`, say), run in this process: taken from the Hub's
+    /// local cache, or downloaded into it first, as `--embed-hub-model` does.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub(crate) rerank_hub_model: Option<String>,
+    /// Threads for in-process reranking (default: every core).
+    #[arg(long, global = true, value_name = "N")]
+    pub(crate) rerank_threads: Option<usize>,
+    /// Candidates a reranked search scores: the first N results of the requested mode, whatever
+    /// `top_k` asked for (at least `top_k`). At most 100.
+    #[arg(long, global = true, value_name = "N", default_value_t = DEFAULT_RERANK_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(crate) rerank_depth: u32,
+    /// Rerank through the rerank endpoint at URL, ending in `/rerank` (Text Embeddings
+    /// Inference, Infinity, Jina, Cohere); needs `--rerank-api-model`.
+    #[arg(long, global = true, value_name = "URL")]
+    pub(crate) rerank_url: Option<String>,
+    /// The request shape `--rerank-url` takes: `cohere` (`documents`: Cohere, Jina, Infinity's
+    /// `/v1/rerank`; the default) or `tei` (`texts`: Text Embeddings Inference).
+    #[arg(long, global = true, value_enum)]
+    pub(crate) rerank_api: Option<ApiArg>,
+    /// The model name the endpoint is asked for, reported as `rerank_model`.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub(crate) rerank_api_model: Option<String>,
+    /// The environment variable holding the endpoint's API key (sent as a bearer token; never
+    /// logged or shown).
+    #[arg(long, global = true, value_name = "VAR")]
+    pub(crate) rerank_api_key_env: Option<String>,
+    /// Let `--rerank-url` reach loopback and private-network addresses (a local Text Embeddings
+    /// Inference, say). Without it, an endpoint whose host resolves to any non-public address is
+    /// refused.
+    #[arg(long, global = true)]
+    pub(crate) rerank_allow_private: bool,
+}
+
+/// `--rerank-api`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ApiArg {
+    /// `{"model", "query", "documents"}`.
+    #[default]
+    Cohere,
+    /// `{"query", "texts"}`.
+    Tei,
+}
+
+/// A loaded reranker and the depth it reranks.
+#[derive(Clone)]
+pub(crate) struct Reranking {
+    reranker: Arc<dyn Reranker>,
+    depth: u32,
+}
+
+impl Reranking {
+    /// `context` with this reranker.
+    pub(crate) fn apply(&self, context: ServiceContext) -> ServiceContext {
+        context
+            .with_reranker(Arc::clone(&self.reranker))
+            .with_rerank_depth(self.depth)
+    }
+}
+
+impl RerankArgs {
+    /// Whether any `--rerank-*` option was given (`--rerank-depth` counts when it is not the
+    /// default).
+    pub(crate) fn any_given(&self) -> bool {
+        super::source::any_given(self)
+    }
+
+    /// The reranker these options name, loaded; `None` when they name none.
+    pub(crate) fn load(&self) -> Result<Option<Reranking>, Error> {
+        let source = ModelSource {
+            prefix: "rerank",
+            dir: self.rerank_model.as_deref(),
+            hub_model: self.rerank_hub_model.as_deref(),
+            url: self.rerank_url.as_deref(),
+            api_model: self.rerank_api_model.as_deref(),
+            api_key_env: self.rerank_api_key_env.as_deref(),
+            endpoint_only: &[
+                ("api", self.rerank_api.is_some()),
+                ("api-key-env", self.rerank_api_key_env.is_some()),
+                ("allow-private", self.rerank_allow_private),
+            ],
+            kind: HubModelKind::CrossEncoder,
+        };
+        let reranker: Arc<dyn Reranker> = match source.choose()? {
+            None => return Ok(None),
+            Some(Chosen::Dir(dir)) => {
+                Arc::new(CrossEncoder::load(&dir, threads(self.rerank_threads))?)
+            }
+            Some(Chosen::Endpoint {
+                url,
+                model,
+                api_key,
+            }) => {
+                let api = match self.rerank_api.unwrap_or_default() {
+                    ApiArg::Cohere => RerankApi::Cohere,
+                    ApiArg::Tei => RerankApi::Tei,
+                };
+                let mut config = HttpRerankerConfig::new(url.to_owned(), model.to_owned(), api);
+                config.allow_private = self.rerank_allow_private;
+                config.api_key = api_key;
+                Arc::new(HttpReranker::connect(config)?)
+            }
+        };
+        tracing::info!(
+            model = reranker.model(),
+            depth = self.rerank_depth,
+            "reranker ready"
+        );
+        Ok(Some(Reranking {
+            reranker,
+            depth: self.rerank_depth,
+        }))
+    }
+}
