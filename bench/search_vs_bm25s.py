@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Search speed and quality of groundkit against bm25s on BEIR SciFact, side by side in one run.
 
-Both engines: single thread, one query at a time, the 300 test queries, top-10 with document
-content, in interleaved rounds of several passes each (groundkit and bm25s alternate, and which
-goes first alternates too); each engine's figure is the median over rounds of its median pass.
-Each round also records CPU time per query (bm25s: this process's; groundkit: its whole
-search_qps process, start-up included), steadier than wall-clock time when other work shares
-the cores. Quality: nDCG@10 on the same qrels (document level).
+All engines: single thread, one query at a time, the 300 test queries, top-10 with document
+content, in interleaved rounds of several passes each (groundkit, bm25s on its numba backend and
+bm25s on its default numpy backend take turns, and which goes first rotates); each engine's figure
+is the median over rounds of its median pass. Each round also records CPU time per query (bm25s:
+this process's; groundkit: its whole search_qps process, start-up included), steadier than
+wall-clock time when other work shares the cores. Quality: nDCG@10 on the same qrels (document
+level).
 
 bm25s is configured as its documentation serves queries (README "Tokenization" and "Quickstart",
 examples/tokenizer_class.py and examples/index_and_retrieve_with_numba.py), over title + text:
@@ -17,13 +18,14 @@ examples/tokenizer_class.py and examples/index_and_retrieve_with_numba.py), over
   `tokenize(texts, update_vocab=True, return_as="ids")` and reused for every query with
   `tokenize([query], update_vocab=False, return_as="ids")`. Calling `bm25s.tokenize` per query
   instead builds a fresh vocabulary on every call (an earlier version of this script did that);
-- `bm25s.BM25(backend="numba")`, otherwise defaults (`method="lucene"`, k1=1.5, b=0.75); the
-  numba backend is the faster of its two documented retrieval backends here (about twice the
-  numpy backend's queries/s on the training queries), and `backend_selection` is ignored by it;
+- `bm25s.BM25(backend="numba")` (row "bm25s"), the faster of its two documented retrieval
+  backends, or `bm25s.BM25()`, whose backend is numpy (row "bm25s-numpy"); otherwise defaults
+  (`method="lucene"`, k1=1.5, b=0.75). `backend_selection` stays "auto": the numba backend ignores
+  it, and on the numpy backend it picks JAX only when JAX is installed, which it is not here;
 - `retrieve(query_ids, corpus=records, k=10, n_threads=0, show_progress=False)`, the rest at their
-  defaults (`sorted=True`, `return_as="tuple"`): n_threads=0 runs sequentially (the numba backend
-  then calls its serial kernel; n_threads=1 would start a thread pool per call on the numpy
-  backend), and `corpus=records` returns each hit's record, text included;
+  defaults (`sorted=True`, `return_as="tuple"`): n_threads=0 runs in the calling thread (the
+  numba backend then calls its serial kernel; n_threads=1 would start a thread pool per call on
+  the numpy backend), and `corpus=records` returns each hit's record, text included;
 - every `show_progress` is False.
 
 Usage (from the repository root):
@@ -101,7 +103,7 @@ def load_average():
 class Bm25s:
     """bm25s as its documentation serves queries one at a time (module docstring)."""
 
-    def __init__(self, corpus):
+    def __init__(self, corpus, backend):
         import bm25s
         import Stemmer
         from bm25s.tokenization import Tokenizer
@@ -109,9 +111,11 @@ class Bm25s:
         texts = [(d.get("title", "") + " " + d.get("text", "")).strip() for d in corpus]
         ids = [d["_id"] for d in corpus]
         self.tokenizer = Tokenizer(stemmer=Stemmer.Stemmer("english"), stopwords="en")
+        # Fitting adds every corpus word to the vocabulary; with update_vocab=False a query adds no
+        # token id (it only caches the stems of words the corpus lacks).
         corpus_ids = self.tokenizer.tokenize(texts, update_vocab=True, return_as="ids",
                                              show_progress=False)
-        self.retriever = bm25s.BM25(backend="numba")
+        self.retriever = bm25s.BM25(backend=backend)
         self.retriever.index(corpus_ids, show_progress=False)
         # "with content": results are the corpus records themselves.
         self.records = [{"id": i, "text": t} for i, t in zip(ids, texts)]
@@ -190,55 +194,57 @@ def main():
     corpus, queries, qrels = load_beir(data_dir)
 
     index, report = prepare_groundkit(data_dir)
-    theirs = Bm25s(corpus)
-    scores = [ndcg10([d["id"] for d in theirs.search(q["text"])], qrels[q["_id"]])
-              for q in queries if q["_id"] in qrels]  # also compiles numba's kernels
-    bm25s_ndcg = sum(scores) / len(scores)
+    theirs = {"bm25s": Bm25s(corpus, "numba"), "bm25s-numpy": Bm25s(corpus, "numpy")}
+    quality = {"groundkit": report["ndcg_at_10"]}
+    for name, engine in theirs.items():  # the first search also compiles numba's kernels
+        scores = [ndcg10([d["id"] for d in engine.search(q["text"])], qrels[q["_id"]])
+                  for q in queries if q["_id"] in qrels]
+        quality[name] = sum(scores) / len(scores)
 
+    names = ["groundkit", *theirs]
     load_before = load_average()
     rounds = []
     for r in range(args.rounds):
         row = {}
-        order = ("groundkit", "bm25s") if r % 2 == 0 else ("bm25s", "groundkit")
-        for engine in order:
-            if engine == "groundkit":
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            if name == "groundkit":
                 g = groundkit_passes(index, data_dir, args.passes, queries)
-                row["groundkit"] = g["passes_qps"]
-                row["groundkit_p50_ms"] = g["p50_ms"]
-                row["groundkit_cpu_us"] = g["cpu_us_per_query"]
+                row[name] = {"qps": g["passes_qps"], "cpu_us": g["cpu_us_per_query"],
+                             "p50_ms": g["p50_ms"]}
             else:
-                row["bm25s"], row["bm25s_cpu_us"] = theirs.passes(queries, args.passes)
-        row["ratio"] = statistics.median(row["groundkit"]) / statistics.median(row["bm25s"])
+                qps, cpu_us = theirs[name].passes(queries, args.passes)
+                row[name] = {"qps": qps, "cpu_us": cpu_us}
         rounds.append(row)
-        print(f"round {r + 1}: groundkit {statistics.median(row['groundkit']):8.0f}  "
-              f"bm25s {statistics.median(row['bm25s']):8.0f} queries/s  ({row['ratio']:.2f}x)",
-              file=sys.stderr)
+        print(f"round {r + 1}: " + "  ".join(
+            f"{n} {statistics.median(row[n]['qps']):6.0f}" for n in names) + " queries/s",
+            file=sys.stderr)
     load_after = load_average()
 
-    ours_qps = statistics.median(statistics.median(r["groundkit"]) for r in rounds)
-    theirs_qps = statistics.median(statistics.median(r["bm25s"]) for r in rounds)
-    ratio = ours_qps / theirs_qps
-    ratios = [r["ratio"] for r in rounds]
-    ours_cpu = statistics.median(r["groundkit_cpu_us"] for r in rounds)
-    theirs_cpu = statistics.median(r["bm25s_cpu_us"] for r in rounds)
+    qps = {n: statistics.median(statistics.median(r[n]["qps"]) for r in rounds) for n in names}
+    cpu = {n: statistics.median(r[n]["cpu_us"] for r in rounds) for n in names}
+    round_ratios = {n: [statistics.median(r["groundkit"]["qps"]) / statistics.median(r[n]["qps"])
+                        for r in rounds] for n in theirs}
     print(f"{args.rounds} interleaved rounds of {args.passes} passes over {len(queries)} queries; "
           f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    print(f"{'engine':<10} {'median q/s':>12} {'CPU us/query':>13} {'nDCG@10':>9}")
-    print(f"{'groundkit':<10} {ours_qps:>12.1f} {ours_cpu:>13.1f} {report['ndcg_at_10']:>9.4f}")
-    print(f"{'bm25s':<10} {theirs_qps:>12.1f} {theirs_cpu:>13.1f} {bm25s_ndcg:>9.4f}")
-    print(f"speed ratio groundkit / bm25s: {ratio:.2f}x "
-          f"(per round {min(ratios):.2f}x-{max(ratios):.2f}x, median {statistics.median(ratios):.2f}x); "
-          f"CPU per query bm25s / groundkit: {theirs_cpu / ours_cpu:.2f}x")
+    print(f"{'engine':<12} {'median q/s':>11} {'CPU us/query':>13} {'nDCG@10':>8}")
+    for n in names:
+        print(f"{n:<12} {qps[n]:>11.1f} {cpu[n]:>13.1f} {quality[n]:>8.4f}")
+    for n in theirs:
+        rr = round_ratios[n]
+        print(f"groundkit / {n}: {qps['groundkit'] / qps[n]:.2f}x queries/s (per round "
+              f"{min(rr):.2f}x-{max(rr):.2f}x, median {statistics.median(rr):.2f}x); "
+              f"CPU per query, {n} / groundkit: {cpu[n] / cpu['groundkit']:.2f}x")
     print(json.dumps({
         "queries": len(queries), "rounds": args.rounds, "passes_per_round": args.passes,
         "load_before": load_before, "load_after": load_after,
-        "groundkit": {"median_qps": ours_qps, "ndcg_at_10": report["ndcg_at_10"],
-                      "recall_at_100": report["recall_at_100"], "mrr_at_10": report["mrr_at_10"],
-                      "p50_ms": statistics.median(r["groundkit_p50_ms"] for r in rounds),
-                      "cpu_us_per_query": ours_cpu},
-        "bm25s": {"median_qps": theirs_qps, "ndcg_at_10": bm25s_ndcg, "cpu_us_per_query": theirs_cpu,
-                  **theirs.config},
-        "ratio": ratio, "cpu_ratio": theirs_cpu / ours_cpu, "round_ratios": ratios, "rounds_detail": rounds,
+        "groundkit": {"median_qps": qps["groundkit"], "cpu_us_per_query": cpu["groundkit"],
+                      "ndcg_at_10": report["ndcg_at_10"], "recall_at_100": report["recall_at_100"],
+                      "mrr_at_10": report["mrr_at_10"],
+                      "p50_ms": statistics.median(r["groundkit"]["p50_ms"] for r in rounds)},
+        **{n: {"median_qps": qps[n], "cpu_us_per_query": cpu[n], "ndcg_at_10": quality[n],
+               "ratio": qps["groundkit"] / qps[n], "cpu_ratio": cpu[n] / cpu["groundkit"],
+               "round_ratios": round_ratios[n], **theirs[n].config} for n in theirs},
+        "rounds_detail": rounds,
     }))
 
 
