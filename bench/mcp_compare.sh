@@ -9,7 +9,8 @@
 #  - a trivial tool at 32 clients: the hello example's `greet` served by groundkit (over MCP and
 #    over REST) against the peer's `greet` (same arguments, same answer);
 #  - `grk serve --stdio` from spawn to its first `tools/list` (bench/startup.py);
-#  - search in process against bm25s (bench/search_vs_bm25s.py).
+#  - search in process against bm25s serving queries as its documentation does (a tokenizer
+#    fitted once on the corpus), on its numba and numpy backends (bench/search_vs_bm25s.py).
 # Prints one JSON line per run, then medians and ratios.
 #
 #   bench/mcp_compare.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
