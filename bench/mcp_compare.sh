@@ -15,7 +15,7 @@
 #
 #   bench/mcp_compare.sh [DATA_DIR (default ../shared/data)] [SECONDS per run (5)] [ROUNDS (3)]
 #
-# The load generator runs on the same 2 cores as the servers, as in the issue's measurements.
+# The load generator runs on the same 2 cores as the servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(cd "${1:-../shared/data}/scifact" && pwd)
