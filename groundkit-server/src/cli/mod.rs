@@ -3,7 +3,7 @@
 //!
 //! `--json` prints exactly the response types the service returns, so a script parsing
 //! `grk search --json` and a client of the REST or MCP surface parse the same shape.
-
+//!
 //! This module is the dispatch: it loads the embedder and the reranker the options name and
 //! hands each command to the module that owns it.
 //!

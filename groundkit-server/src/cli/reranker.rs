@@ -136,3 +136,48 @@ impl RerankArgs {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args, FromArgMatches};
+
+    use super::RerankArgs;
+
+    /// The options as parsed from `words` (after a program name).
+    fn parsed(words: &[&str]) -> RerankArgs {
+        let command = RerankArgs::augment_args(clap::Command::new("grk"));
+        let matches = command
+            .try_get_matches_from(std::iter::once("grk").chain(words.iter().copied()))
+            .expect("the options parse");
+        RerankArgs::from_arg_matches(&matches).expect("the options convert")
+    }
+
+    /// Every `--rerank-*` option, given alone with a value other than its default, counts as
+    /// given (so `grk ingest`, `fetch`, `list` and `eval` refuse it), and none given counts as
+    /// none. The options are read from the parser, so one added later is covered too.
+    #[test]
+    fn each_rerank_option_given_alone_is_seen_and_none_is_none() {
+        assert!(!parsed(&[]).any_given());
+        let mut command = RerankArgs::augment_args(clap::Command::new("grk"));
+        // Building settles each argument's action and value count, which introspection reads.
+        command.build();
+        let mut seen = 0;
+        // Building adds `--help`, which is clap's, not an option of these.
+        for arg in command.get_arguments().filter(|arg| arg.get_id() != "help") {
+            let long = format!("--{}", arg.get_long().expect("every option is long"));
+            let takes_value = arg.get_action().takes_values();
+            let words: Vec<String> = if !takes_value {
+                vec![long.clone()]
+            } else if let Some(value) = arg.get_possible_values().first() {
+                vec![long.clone(), value.get_name().to_owned()]
+            } else {
+                // Parses as a path, a name, a count and a depth, and is no option's default.
+                vec![long.clone(), "7".to_owned()]
+            };
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            assert!(parsed(&words).any_given(), "{long} is not seen");
+            seen += 1;
+        }
+        assert!(seen >= 9, "only {seen} options were found");
+    }
+}
