@@ -25,14 +25,41 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, Error>;
 }
 
-/// Scales `vector` to unit length (a zero vector stays zero).
+/// Scales `vector` to unit length (a zero vector stays zero). Finite values too large for
+/// their squares to sum in `f32` are scaled through `f64`.
 pub fn normalize(vector: &mut [f32]) {
     let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        for v in vector.iter_mut() {
-            *v /= norm;
+    if norm.is_finite() {
+        if norm > 0.0 {
+            for v in vector.iter_mut() {
+                *v /= norm;
+            }
         }
+        return;
     }
+    let wide = vector
+        .iter()
+        .map(|&v| f64::from(v) * f64::from(v))
+        .sum::<f64>()
+        .sqrt();
+    for v in vector.iter_mut() {
+        *v = (f64::from(*v) / wide) as f32;
+    }
+}
+
+/// `vector` scaled to unit length, or an embedding error if a value in it is not a finite
+/// number (an endpoint's `1e39` is infinite as `f32`): such a vector would make every score
+/// it meets `NaN` or infinite, which no caller can use and no JSON number can carry. Every
+/// vector an [`Embedder`] returns, for a query or a chunk, passes through here.
+pub fn unit_vector(mut vector: Vec<f32>) -> Result<Vec<f32>, Error> {
+    if vector.iter().any(|v| !v.is_finite()) {
+        return Err(Error::embedding(
+            "the embedder returned a vector with a value that is not a finite number",
+            None,
+        ));
+    }
+    normalize(&mut vector);
+    Ok(vector)
 }
 
 /// The dot product of two vectors of equal length (the cosine similarity of unit vectors).
@@ -73,5 +100,22 @@ mod tests {
         let mut z = vec![0.0; 3];
         normalize(&mut z);
         assert_eq!(z, vec![0.0; 3]);
+    }
+
+    #[test]
+    fn values_whose_squares_overflow_f32_still_normalize_to_unit_length() {
+        let v = unit_vector(vec![3.0e30, 4.0e30]).expect("finite");
+        assert!(
+            (v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6,
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn a_vector_with_an_infinite_or_nan_value_is_an_embedding_error() {
+        for bad in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+            let err = unit_vector(vec![0.5, bad, 0.5]).expect_err("not finite");
+            assert_eq!(err.kind(), "embedding_error", "{bad}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DocAddress, Score, TantivyDocument};
 
 use crate::analysis::{english_analyzer, terms};
-use crate::embed::{Embedder, Role, normalize};
+use crate::embed::{Embedder, Role, unit_vector};
 use crate::fusion::{DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion};
 use crate::lexical::{LexicalIndex, top_k};
 use crate::model::{
@@ -222,12 +222,11 @@ pub fn check_embedder<'a>(
 
 /// The unit vector of query `query`.
 pub fn query_vector(embedder: &dyn Embedder, query: &str) -> Result<Vec<f32>, Error> {
-    let mut vector = embedder
+    let vector = embedder
         .embed(&[query], Role::Query)?
         .pop()
         .ok_or_else(|| Error::embedding("the embedder returned no vector", None))?;
-    normalize(&mut vector);
-    Ok(vector)
+    unit_vector(vector)
 }
 
 /// The `limit` chunks nearest to the query's vector.

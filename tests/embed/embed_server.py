@@ -35,6 +35,8 @@ Test hooks, all set on the command line:
   error body whose message contains `secret-provider-detail` (with `Retry-After: 0` when S is
   429).
 - --redirect-to URL: every POST to /v1/embeddings gets a 307 to URL, with an empty body.
+- --overflow-after N: after N answered POSTs, the first value of every vector is 1e39 (a
+  finite JSON number, infinite as a 32-bit float).
 
 A POST is handled in this order: counted, redirected, failed on purpose, key checked, embedded.
 """
@@ -373,6 +375,7 @@ class State:
         self.requests = 0
         self.inputs = 0
         self.failures_left = args.fail_first
+        self.answered = 0
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -477,6 +480,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         vectors, lengths = state.embedder.embed(texts)
         with state.lock:
             state.inputs += len(texts)
+            overflow = args.overflow_after is not None and state.answered >= args.overflow_after
+            state.answered += 1
+        if overflow:
+            vectors = vectors.astype(np.float64)
+            vectors[:, 0] = 1e39
         data = []
         for i, vec in enumerate(vectors):
             if encoding == "base64":
@@ -504,6 +512,7 @@ def main(argv=None) -> int:
     ap.add_argument("--fail-first", type=int, default=0, metavar="N")
     ap.add_argument("--fail-status", type=int, default=500, metavar="S")
     ap.add_argument("--redirect-to", default=None, metavar="URL")
+    ap.add_argument("--overflow-after", type=int, default=None, metavar="N")
     ap.add_argument("--verbose", action="store_true", help="log requests to stderr")
     args = ap.parse_args(argv)
     if args.fail_first < 0:

@@ -221,7 +221,7 @@ pub(super) fn embed_once(
 }
 
 /// The answer's vectors in input order, checked: one per text, each index once, all of one
-/// non-zero dimension (`dimension` when given).
+/// non-zero dimension (`dimension` when given), every value a finite `f32` (`1e39` is not).
 fn vectors(
     answer: Answer,
     expected: usize,
@@ -247,6 +247,9 @@ fn vectors(
                 "the answer has a vector of {} values where {dimension} were expected",
                 datum.embedding.len()
             ));
+        }
+        if datum.embedding.iter().any(|v| !v.is_finite()) {
+            return fatal("the answer has a value that is not a finite number".to_owned());
         }
         match slots.get_mut(datum.index) {
             Some(slot @ None) => *slot = Some(datum.embedding),
@@ -329,5 +332,14 @@ mod tests {
             let result = vectors(answer(&items), expected, dimension);
             assert!(matches!(result, Err(Attempt::Fatal(_))), "{items:?}");
         }
+    }
+
+    #[test]
+    fn an_answer_with_a_value_beyond_f32_is_refused() {
+        let answer: Answer =
+            serde_json::from_str(r#"{"data": [{"index": 0, "embedding": [0.5, 1e39]}]}"#)
+                .expect("serde reads 1e39 as an infinite f32");
+        let result = vectors(answer, 1, None);
+        assert!(matches!(result, Err(Attempt::Fatal(m)) if m.contains("finite")));
     }
 }

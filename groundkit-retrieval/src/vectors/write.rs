@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use tantivy::{DocAddress, Index, ReloadPolicy, Searcher};
 
 use crate::collection::{VECTOR_GRAPH_FILE, VECTORS_FILE};
-use crate::embed::{Embedder, Role, normalize};
+use crate::embed::{Embedder, Role, unit_vector};
 use crate::lexical::Fields;
 use crate::vectors::graph::Graph;
 use crate::vectors::input::Inputs;
@@ -115,15 +115,14 @@ pub(crate) fn write_generation(
                 None,
             ));
         }
-        for (text, mut vector) in texts.iter().zip(vectors) {
+        for (text, vector) in texts.iter().zip(vectors) {
             if vector.len() != identity.dimension as usize {
                 return Err(Error::embedding(
                     "the embedder returned a vector of the wrong dimension",
                     None,
                 ));
             }
-            normalize(&mut vector);
-            computed.insert(key_of(text), vector);
+            computed.insert(key_of(text), unit_vector(vector)?);
         }
         progress(VectorProgress::Embedded(computed.len() as u64, total));
     }

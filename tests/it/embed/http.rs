@@ -313,3 +313,46 @@ fn grk_ingests_and_searches_through_an_endpoint_named_on_the_command_line() {
     assert_eq!(status["embedding"]["model"], "minilm");
     assert_eq!(status["dense_search_available"], true);
 }
+
+/// An endpoint whose vectors hold `1e39` (a JSON number, infinite as `f32`): the embedder
+/// refuses the answer, so no ingest stores such a vector and no search answers with a score
+/// that is not a number (which JSON would carry as `null`, against the output schema).
+#[test]
+fn a_vector_value_beyond_f32_is_an_embedding_error_at_ingest_and_at_query() {
+    let good = EmbedServer::start(&[]);
+    let overflowing = EmbedServer::start(&["--overflow-after", "1"]);
+    let embedder = connect(config(&overflowing.base())).expect("the probe is finite");
+    let err = embedder
+        .embed(&["tea"], Role::Query)
+        .expect_err("an infinite value is refused");
+    assert_eq!(err.kind(), "embedding_error");
+    assert!(err.to_string().contains("not a finite number"), "{err}");
+
+    let fx = super::two_notes();
+    let grk = |server: &EmbedServer, args: &[&str]| {
+        fx.grk()
+            .args(["--embed-url", &server.base(), "--embed-api-model", "minilm"])
+            .arg("--embed-allow-private")
+            .args(args)
+            .output()
+            .expect("run grk")
+    };
+    let refused = grk(&overflowing, &["ingest", "-c", "c", "--json", "."]);
+    assert!(!refused.status.success(), "the ingest fails");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("not a finite number"), "{stderr}");
+    assert!(
+        !fx.index.join("c.sqlite3").exists(),
+        "a failed first ingest leaves no collection"
+    );
+
+    super::ingest_and_search_by_meaning(|args| grk(&good, args));
+    let search = ["search", "-c", "c", "jet lag", "--mode", "dense", "--json"];
+    let refused = grk(&overflowing, &search);
+    assert!(!refused.status.success(), "the search fails");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("embedding"), "{stderr}");
+    assert!(refused.stdout.is_empty(), "no results are printed");
+    let found = super::json_output(grk(&good, &search));
+    assert!(found["results"][0]["score"].is_number(), "{found}");
+}
