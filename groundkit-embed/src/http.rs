@@ -10,10 +10,12 @@
 //! sensitive header value and never logged; ureq's own byte-level request logging (`trace`)
 //! is compiled out through the `log` crate's `max_level_debug` feature.
 
+mod pending;
 mod rerank;
 mod resolver;
 mod wire;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -168,17 +170,53 @@ impl HttpEmbedder {
     /// whether the endpoint returns unit vectors. A URL the policy refuses is a validation
     /// error naming the host and the flag that opts in; no connection is made for it.
     pub fn connect(config: HttpEmbedderConfig) -> Result<Self, Error> {
-        let url = endpoint_url(&config.url)?;
+        Self::probe(config).map_err(|failed| match failed {
+            Probe::Refused(err) => err,
+            Probe::Unanswered(reason) => probe_failed(&reason),
+        })
+    }
+
+    /// [`connect`](Self::connect), except that an endpoint that does not answer the probe
+    /// (a timeout, a refused connection, a 429 or 5xx, each retried as configured) is not an
+    /// error: the embedder returned keeps probing it in the background, and until it answers,
+    /// [`Embedder::ready`] and every embedding are an `embedding_error`. A configuration the
+    /// endpoint refuses (a 4xx, an answer that is not an embeddings list) is still an error.
+    pub fn connect_or_keep_trying(config: HttpEmbedderConfig) -> Result<Arc<dyn Embedder>, Error> {
+        match Self::probe(config.clone()) {
+            Ok(embedder) => Ok(Arc::new(embedder)),
+            Err(Probe::Refused(err)) => Err(err),
+            Err(Probe::Unanswered(reason)) => {
+                tracing::warn!(
+                    "the embedding endpoint did not answer the probe ({reason}); dense and \
+                     hybrid search answer embedding_error until it does"
+                );
+                Ok(Arc::new(pending::PendingEmbedder::start(config)))
+            }
+        }
+    }
+
+    fn probe(config: HttpEmbedderConfig) -> Result<Self, Probe> {
+        let url = endpoint_url(&config.url).map_err(Probe::Refused)?;
         if config.model.trim().is_empty() {
-            return Err(invalid("embed-model", "the model name is empty"));
+            return Err(Probe::Refused(invalid(
+                "embed-model",
+                "the model name is empty",
+            )));
         }
         if config.batch_size == 0 {
-            return Err(invalid("embed-batch-size", "must be at least 1"));
+            return Err(Probe::Refused(invalid(
+                "embed-batch-size",
+                "must be at least 1",
+            )));
         }
         if config.timeout.is_zero() {
-            return Err(invalid("embed-timeout", "must be longer than zero"));
+            return Err(Probe::Refused(invalid(
+                "embed-timeout",
+                "must be longer than zero",
+            )));
         }
-        let authorization = bearer(config.api_key.as_deref(), "embed-api-key")?;
+        let authorization =
+            bearer(config.api_key.as_deref(), "embed-api-key").map_err(Probe::Refused)?;
         let policy = OutboundPolicy {
             allow_private: config.allow_private,
             endpoint: Endpoint::Embedding,
@@ -202,18 +240,13 @@ impl HttpEmbedder {
         let probe = embedder
             .post(&[PROBE], None)
             .map_err(|failure| match failure {
-                Attempt::Refused(err) => err,
-                other => Error::embedding(
-                    format!(
-                        "the embedding endpoint failed the probe: {}",
-                        other.describe()
-                    ),
-                    None,
-                ),
+                Attempt::Refused(err) => Probe::Refused(err),
+                Attempt::Retry { .. } => Probe::Unanswered(failure.describe()),
+                Attempt::Fatal(_) => Probe::Refused(probe_failed(&failure.describe())),
             })?;
         let vector = probe.into_iter().next().unwrap_or_default();
         let dimension = u32::try_from(vector.len())
-            .map_err(|_| Error::embedding("the probe vector is too long", None))?;
+            .map_err(|_| Probe::Refused(Error::embedding("the probe vector is too long", None)))?;
         let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
         let model = embedder.model.clone();
         embedder.identity.fingerprint = fingerprint(&model, dimension);
@@ -230,6 +263,21 @@ impl HttpEmbedder {
             wire::embed_once(&self.call, &self.model, texts, dimension)
         })
     }
+}
+
+/// Why a probe did not give an embedder.
+enum Probe {
+    /// The configuration, the policy or the endpoint's answer rules the endpoint out.
+    Refused(Error),
+    /// The endpoint did not answer, after the configured retries; it may later.
+    Unanswered(String),
+}
+
+fn probe_failed(reason: &str) -> Error {
+    Error::embedding(
+        format!("the embedding endpoint failed the probe: {reason}"),
+        None,
+    )
 }
 
 /// The first 16 hex digits of SHA-256 over `http`, the model name and the dimension, each

@@ -23,6 +23,13 @@ pub trait Embedder: Send + Sync {
 
     /// One vector of `identity().dimension` values per text, in order.
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, Error>;
+
+    /// Whether the embedder can embed now: an embedder whose service has not answered yet
+    /// says why, as an `embedding_error`, and its identity is not yet its own. Searches check
+    /// this before comparing identities.
+    fn ready(&self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// Scales `vector` to unit length (a zero vector stays zero). Finite values too large for

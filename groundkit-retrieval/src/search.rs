@@ -189,7 +189,8 @@ pub fn check_dense<'a>(
 }
 
 /// Checks that collection `name`, whose vectors (if any) were computed by `vectors`, can be
-/// searched by vectors with `embedder`: the same check on every backend.
+/// searched by vectors with `embedder`, which is [ready](Embedder::ready): the same check on
+/// every backend.
 pub fn check_embedder<'a>(
     name: &str,
     vectors: Option<&EmbeddingIdentity>,
@@ -207,6 +208,7 @@ pub fn check_embedder<'a>(
     let Some(embedder) = embedder else {
         return Err(unavailable("this server was started without an embedder"));
     };
+    embedder.ready()?;
     let ours = embedder.identity();
     if theirs.fingerprint != ours.fingerprint {
         return Err(Error::EmbeddingMismatch {

@@ -53,8 +53,10 @@ pub(crate) struct EmbedArgs {
 }
 
 impl EmbedArgs {
-    /// The embedder these options name, loaded; `None` when they name none.
-    pub(crate) fn load(&self) -> Result<Option<Arc<dyn Embedder>>, Error> {
+    /// The embedder these options name, loaded; `None` when they name none. With
+    /// `keep_trying`, an endpoint that does not answer is probed again in the background
+    /// rather than being an error (see [`HttpEmbedder::connect_or_keep_trying`]).
+    pub(crate) fn load(&self, keep_trying: bool) -> Result<Option<Arc<dyn Embedder>>, Error> {
         let source = ModelSource {
             prefix: "embed",
             dir: self.embed_model.as_deref(),
@@ -79,9 +81,15 @@ impl EmbedArgs {
                 let mut config = HttpEmbedderConfig::new(url.to_owned(), model.to_owned());
                 config.allow_private = self.embed_allow_private;
                 config.api_key = api_key;
-                let embedder = HttpEmbedder::connect(config)?;
-                tracing::info!(identity = ?embedder.identity(), "embedder connected");
-                return Ok(Some(Arc::new(embedder)));
+                let embedder: Arc<dyn Embedder> = if keep_trying {
+                    HttpEmbedder::connect_or_keep_trying(config)?
+                } else {
+                    Arc::new(HttpEmbedder::connect(config)?)
+                };
+                if embedder.ready().is_ok() {
+                    tracing::info!(identity = ?embedder.identity(), "embedder connected");
+                }
+                return Ok(Some(embedder));
             }
         };
         let embedder = LocalEmbedder::load(&dir, threads(self.embed_threads))?;

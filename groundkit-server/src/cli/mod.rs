@@ -58,9 +58,14 @@ pub(crate) mod exit {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
+    let serving = matches!(cli.command, Command::Serve(_));
+    if serving {
+        crate::logging::init();
+    }
     // The embedder the options name, loaded (or connected) once; a model that does not load or
-    // an endpoint that is refused is a usage error.
-    let embedder = match cli.embed.load() {
+    // an endpoint that is refused is a usage error. A server keeps probing an endpoint that
+    // does not answer yet, and serves what needs no embedder meanwhile.
+    let embedder = match cli.embed.load(serving) {
         Ok(embedder) => embedder,
         Err(err) => {
             report_error(&err);

@@ -67,7 +67,6 @@ pub(super) fn serve(
     embedder: Option<Arc<dyn Embedder>>,
     reranking: Option<&Reranking>,
 ) -> ExitCode {
-    crate::logging::init();
     let state = match service_state(cli, embedder, reranking) {
         Ok(state) => state,
         Err(StateError::Registry(err)) => {

@@ -12,6 +12,7 @@ use groundkit_retrieval::embed::{Embedder, Role, dot};
 
 use super::minilm;
 use super::server::{EmbedServer, Relay};
+use crate::opensearch::serving::Serve;
 
 const SECRET: &str = "secret-provider-detail";
 
@@ -355,4 +356,63 @@ fn a_vector_value_beyond_f32_is_an_embedding_error_at_ingest_and_at_query() {
     assert!(refused.stdout.is_empty(), "no results are printed");
     let found = super::json_output(grk(&good, &search));
     assert!(found["results"][0]["score"].is_number(), "{found}");
+}
+
+/// `grk serve` whose embedding endpoint does not answer at start-up starts anyway: lexical
+/// search is served at once, dense search answers 502 `embedding_error` and `index_status`
+/// says dense search is unavailable, until the endpoint answers a background probe; then
+/// dense search is served, with nothing restarted.
+#[test]
+fn a_server_starts_while_its_endpoint_is_down_and_serves_dense_search_once_it_answers() {
+    let fx = super::two_notes();
+    {
+        let up = EmbedServer::start(&[]);
+        let summary = super::json_output(
+            fx.grk()
+                .args(["--embed-url", &up.base(), "--embed-api-model", "minilm"])
+                .args(["--embed-allow-private", "ingest", "-c", "c", "--json", "."])
+                .output()
+                .expect("run grk"),
+        );
+        assert_eq!(summary["embedded"], 2);
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut command = fx.grk();
+    command
+        .args(["--embed-url", &base, "--embed-api-model", "minilm"])
+        .arg("--embed-allow-private");
+    let server = Serve::start_command(&mut command);
+    let search = |mode: &str| {
+        let body = serde_json::json!({"collection": "c", "query": "jet lag", "mode": mode});
+        server.post("/search", &body.to_string())
+    };
+    assert_eq!(
+        search("lexical").status,
+        200,
+        "lexical search needs no embedder"
+    );
+    let down = search("dense");
+    assert_eq!(down.status, 502, "{}", down.body);
+    assert_eq!(down.json()["kind"], "embedding_error");
+    let status = server.get("/collections/c/status");
+    assert_eq!(status.json()["dense_search_available"], false);
+
+    let _endpoint = EmbedServer::start(&["--port", &port.to_string()]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let found = loop {
+        let answer = search("dense");
+        if answer.status == 200 {
+            break answer.json();
+        }
+        assert_eq!(answer.json()["kind"], "embedding_error");
+        assert!(Instant::now() < deadline, "dense search never came up");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert_eq!(found["results"][0]["citation"]["source"], "travel.md");
+    let status = server.get("/collections/c/status");
+    assert_eq!(status.json()["dense_search_available"], true);
 }

@@ -313,6 +313,17 @@ impl Serve {
         }
     }
 
+    /// `GET path`.
+    pub(crate) fn get(&self, path: &str) -> groundkit_tests::Response {
+        groundkit_tests::send_raw(
+            self.addr,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.addr
+            ),
+        )
+    }
+
     /// `POST path` with a JSON body.
     pub(crate) fn post(&self, path: &str, body: &str) -> groundkit_tests::Response {
         groundkit_tests::send_raw(
