@@ -59,9 +59,10 @@
 //!
 //! # Sources
 //!
-//! Every source file is read through `source_file::open_within`: opened once, non-blocking,
-//! judged on the handle (a regular file whose own path, as the kernel names the handle, lies
-//! inside the root), and read only from that handle, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
+//! Every source file is read through `source_file::open_within`: named by a handle that opens
+//! nothing (Linux's `O_PATH`), judged on it (a regular file whose own path, as the kernel names
+//! the handle, lies inside the root), then opened for reading through that handle, non-blocking,
+//! and read only from the opened file, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
 //! `fetch_chunk` reads only the cited byte range of a `text` source or snapshot and only the
 //! record's line of a BEIR corpus; it reads a whole file only to re-run an HTML or PDF extractor.
 //!

@@ -4,15 +4,22 @@
 //! else by the time it is read: a directory swapped for a symlink, a file swapped for a FIFO. Every
 //! source read therefore goes through `open_within`, which
 //!
-//! 1. opens the path once, non-blocking (a FIFO or a device never blocks the open) and without
-//!    acquiring a controlling terminal;
-//! 2. refuses anything that is not a regular file, judged on the opened handle (`fstat`);
-//! 3. proves that the opened file lies inside the root by the handle's own path, as the kernel
-//!    names it (`/proc/self/fd/N` on Linux): it holds no symlink, and swapping a path component
-//!    after the open cannot change it. Where the kernel does not name handles, the path is
-//!    resolved after the open and must lie inside the root and name the handle's device and
-//!    inode, a weaker check that a swap between resolution and comparison can defeat;
-//! 4. returns the handle, and every byte that is read comes from it.
+//! 1. on Linux, resolves the path once to a handle that only names the file (`O_PATH`): nothing
+//!    is opened for reading, so a device or FIFO the path leads to is never opened, and its
+//!    driver never runs;
+//! 2. refuses anything that is not a regular file, judged on that handle (`fstat`);
+//! 3. proves that the file lies inside the root by the handle's own path, as the kernel names it
+//!    (`/proc/self/fd/N`): it holds no symlink, and swapping a path component after the
+//!    resolution cannot change it;
+//! 4. opens that very file for reading through the handle (`/proc/self/fd/N`, non-blocking,
+//!    without acquiring a controlling terminal) and checks it is the file the handle named
+//!    (device and inode);
+//! 5. returns the opened file, and every byte that is read comes from it.
+//!
+//! Elsewhere (or without `/proc`), the path is opened for reading, non-blocking, and the checks
+//! are made on the opened file: a device is refused but has been opened, and the path is
+//! resolved after the open and must lie inside the root and name the opened file, a weaker
+//! check that a swap between resolution and comparison can defeat.
 //!
 //! Reads are bounded: `read_span` reads one byte range, `read_bounded` a whole file of at most
 //! a given size, and `BoundedLines` lines of at most a given length.
@@ -62,16 +69,16 @@ pub(crate) struct SourceFile {
 /// Opens `path` for reading if, and only if, it is a regular file inside `root` (see the module
 /// documentation for the order of checks). `root` must be canonical.
 pub(crate) fn open_within(path: &Path, root: &Path) -> Result<SourceFile, OpenError> {
+    #[cfg(target_os = "linux")]
+    if let Some(opened) = linux::open_within(path, root) {
+        return opened;
+    }
     let file = open_nonblocking(path).map_err(open_error)?;
     let meta = file.metadata().map_err(OpenError::Unreadable)?;
     if !meta.is_file() {
         return Err(OpenError::NotRegular);
     }
-    let inside = match opened_path(&file) {
-        Some(opened) => opened.starts_with(root),
-        None => resolves_to_same_file_within(path, root, &meta),
-    };
-    if !inside {
+    if !resolves_to_same_file_within(path, root, &meta) {
         return Err(OpenError::Outside);
     }
     Ok(SourceFile {
@@ -80,22 +87,62 @@ pub(crate) fn open_within(path: &Path, root: &Path) -> Result<SourceFile, OpenEr
     })
 }
 
-/// Where the opened file is, as the kernel names the handle (`/proc/self/fd/N`): no symlink in
-/// it, and no later swap of a path component changes it. `None` where the kernel does not say.
+/// The file named first and opened second (steps 1 to 5 of the module documentation).
 #[cfg(target_os = "linux")]
-fn opened_path(file: &File) -> Option<std::path::PathBuf> {
+mod linux {
+    use std::fs::File;
     use std::os::fd::AsRawFd;
-    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::path::{Path, PathBuf};
+
+    use super::{OpenError, SourceFile, open_error, open_nonblocking, same_file};
+
+    /// `None` when `/proc` does not name handles, so the portable way must be taken.
+    pub(super) fn open_within(path: &Path, root: &Path) -> Option<Result<SourceFile, OpenError>> {
+        let named = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(path)
+        {
+            Ok(named) => named,
+            Err(err) => return Some(Err(open_error(err))),
+        };
+        let meta = match named.metadata() {
+            Ok(meta) => meta,
+            Err(err) => return Some(Err(OpenError::Unreadable(err))),
+        };
+        let handle = handle_path(&named);
+        let where_ = std::fs::read_link(&handle).ok()?;
+        if !meta.is_file() {
+            return Some(Err(OpenError::NotRegular));
+        }
+        if !where_.starts_with(root) {
+            return Some(Err(OpenError::Outside));
+        }
+        Some(reopen(&handle, &meta))
+    }
+
+    /// Opens the file `handle` names for reading: the same inode, whatever its path is now.
+    fn reopen(handle: &Path, named: &std::fs::Metadata) -> Result<SourceFile, OpenError> {
+        let file = open_nonblocking(handle).map_err(open_error)?;
+        let meta = file.metadata().map_err(OpenError::Unreadable)?;
+        if !meta.is_file() || !same_file(named, &meta) {
+            return Err(OpenError::NotRegular);
+        }
+        Ok(SourceFile {
+            len: meta.len(),
+            file,
+        })
+    }
+
+    fn handle_path(file: &File) -> PathBuf {
+        PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+    }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn opened_path(_file: &File) -> Option<std::path::PathBuf> {
-    None
-}
-
-/// The fallback where the handle's path is unknown: the path, resolved after the open, lies
-/// inside `root` and names the opened file (device and inode). A component swapped between the
-/// resolution and the comparison can defeat it, which the handle's own path cannot.
+/// The check where handles have no path: the path, resolved after the open, lies inside
+/// `root` and names the opened file (device and inode). A component swapped between the
+/// resolution and the comparison can defeat it, which a handle's own path cannot.
 fn resolves_to_same_file_within(path: &Path, root: &Path, opened: &std::fs::Metadata) -> bool {
     let Ok(resolved) = path.canonicalize() else {
         return false;

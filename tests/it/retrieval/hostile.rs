@@ -3,6 +3,7 @@
 //! decided on the opened handle, quickly, reading no more than it needs, and never from outside
 //! the base directory.
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -393,4 +394,48 @@ fn special_files_in_the_corpus_never_block_an_ingest() {
         ],
         "the FIFO itself is not a file the walk offers; what links to one fails"
     );
+}
+
+/// A writer opening a FIFO waits until something opens it for reading: the probe that tells
+/// whether a special file was opened before it was refused. Linux only names the file first.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_linked_special_file_is_refused_without_being_opened_at_fetch_or_ingest() {
+    let fx = Fixture::new();
+    let id = one_file(&fx, "oscar papa text that was indexed");
+    let fifo = fx.base.join("pipe.md");
+    mkfifo(&fifo);
+    std::fs::remove_file(fx.base.join("a.md")).expect("remove source");
+    std::os::unix::fs::symlink(&fifo, fx.base.join("a.md")).expect("symlink");
+    let (opened_tx, opened) = std::sync::mpsc::channel();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let file = std::fs::OpenOptions::new().write(true).open(&fifo);
+            let _ = opened_tx.send(());
+            file
+        })
+    };
+
+    let got = fetch_within(&fx, &id, Duration::from_secs(10));
+    assert_eq!(got.verification, Verification::Unresolvable);
+    let options = fx.options("c", &[&fx.base.join("a.md")]);
+    let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    assert_eq!(summary.failed.len(), 1, "{summary:?}");
+    assert_eq!(summary.failed[0].reason, "is not a regular file");
+    assert!(
+        opened.recv_timeout(Duration::from_millis(500)).is_err(),
+        "nothing opened the FIFO for reading"
+    );
+
+    // Let the writer go: open the FIFO for reading here.
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .expect("open the FIFO");
+    opened
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the writer got through");
+    writer.join().expect("writer").expect("opened for writing");
 }
