@@ -24,6 +24,7 @@ use groundkit_retrieval::rerank::Reranker;
 use crate::batch;
 use crate::bert::{Bert, BertConfig, ClassifierHead, Sequence};
 use crate::model_dir::ModelDir;
+use crate::setting::{Names, Setting};
 
 /// The `transformers` architectures this loader runs.
 const ARCHITECTURES: [&str; 3] = [
@@ -74,7 +75,12 @@ impl std::fmt::Debug for CrossEncoder {
 impl CrossEncoder {
     /// Loads the cross-encoder in `dir`, to run on `threads` threads.
     pub fn load(dir: &Path, threads: usize) -> Result<Self, Error> {
-        let files = ModelDir::new(dir, "rerank-model");
+        Self::load_as(dir, threads, Setting::field)
+    }
+
+    /// [`load`](Self::load), with errors naming the directory's setting as `names` does.
+    pub fn load_as(dir: &Path, threads: usize, names: Names) -> Result<Self, Error> {
+        let files = ModelDir::new(dir, names(Setting::ModelDir));
         let config_bytes = files.read("config.json")?;
         let config: BertConfig = files.parse_json("config.json", &config_bytes)?;
         let head_config: HeadConfig = files.parse_json("config.json", &config_bytes)?;

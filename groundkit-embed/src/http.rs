@@ -25,7 +25,8 @@ use groundkit_core::Error;
 use groundkit_retrieval::embed::{Embedder, Role};
 use groundkit_retrieval::{EmbedderKind, EmbeddingIdentity};
 
-use crate::outbound::{Endpoint, OutboundPolicy};
+use crate::outbound::OutboundPolicy;
+use crate::setting::{Names, Setting};
 use wire::{Attempt, Call};
 
 pub use rerank::{HttpReranker, HttpRerankerConfig, RerankApi};
@@ -52,11 +53,13 @@ pub struct HttpEmbedderConfig {
     /// Retries after a rate limit (429), a server error (5xx), a timeout or a connection
     /// failure; other failures are not retried.
     pub max_retries: u32,
+    /// How errors name these settings (by default, as the fields of this struct).
+    pub names: Names,
 }
 
 impl HttpEmbedderConfig {
     /// A configuration with the defaults: no key, public addresses only, 64 texts per request,
-    /// 60 s per request, 3 retries.
+    /// 60 s per request, 3 retries, settings named as this struct's fields.
     pub fn new(url: impl Into<String>, model: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -66,6 +69,7 @@ impl HttpEmbedderConfig {
             batch_size: 64,
             timeout: Duration::from_secs(60),
             max_retries: 3,
+            names: Setting::field,
         }
     }
 }
@@ -108,8 +112,8 @@ fn invalid(field: &str, message: impl Into<String>) -> Error {
 }
 
 /// The embeddings URL for the operator's base URL. Errors never echo the URL.
-fn endpoint_url(base: &str) -> Result<String, Error> {
-    let (origin, path) = checked_url(base, "embed-url", "embedding endpoint")?;
+fn endpoint_url(base: &str, field: &str) -> Result<String, Error> {
+    let (origin, path) = checked_url(base, field, "embedding endpoint")?;
     let path = path.trim_end_matches('/');
     let path = path.strip_suffix("/embeddings").unwrap_or(path);
     let path = path.strip_suffix("/v1").unwrap_or(path);
@@ -150,6 +154,27 @@ fn checked_url(url: &str, field: &str, what: &str) -> Result<(String, String), E
     Ok((format!("{scheme}://{authority}"), uri.path().to_owned()))
 }
 
+/// Checks the settings every endpoint takes alike (a model name, a batch size, a timeout) and
+/// returns the `Authorization` value for the key, if one is given.
+fn checked_settings(
+    names: Names,
+    model: &str,
+    batch_size: usize,
+    timeout: Duration,
+    api_key: Option<&str>,
+) -> Result<Option<HeaderValue>, Error> {
+    if model.trim().is_empty() {
+        return Err(invalid(names(Setting::Model), "the model name is empty"));
+    }
+    if batch_size == 0 {
+        return Err(invalid(names(Setting::BatchSize), "must be at least 1"));
+    }
+    if timeout.is_zero() {
+        return Err(invalid(names(Setting::Timeout), "must be longer than zero"));
+    }
+    bearer(api_key, names(Setting::ApiKey))
+}
+
 /// The `Authorization: Bearer` value for `key`, marked sensitive (never logged).
 fn bearer(key: Option<&str>, field: &str) -> Result<Option<HeaderValue>, Error> {
     let Some(key) = key else {
@@ -168,7 +193,7 @@ fn bearer(key: Option<&str>, field: &str) -> Result<Option<HeaderValue>, Error> 
 impl HttpEmbedder {
     /// Validates the configuration and embeds one probe text, which gives the dimension and
     /// whether the endpoint returns unit vectors. A URL the policy refuses is a validation
-    /// error naming the host and the flag that opts in; no connection is made for it.
+    /// error naming the host and the setting that opts in; no connection is made for it.
     pub fn connect(config: HttpEmbedderConfig) -> Result<Self, Error> {
         Self::probe(config).map_err(|failed| match failed {
             Probe::Refused(err) => err,
@@ -196,30 +221,19 @@ impl HttpEmbedder {
     }
 
     fn probe(config: HttpEmbedderConfig) -> Result<Self, Probe> {
-        let url = endpoint_url(&config.url).map_err(Probe::Refused)?;
-        if config.model.trim().is_empty() {
-            return Err(Probe::Refused(invalid(
-                "embed-model",
-                "the model name is empty",
-            )));
-        }
-        if config.batch_size == 0 {
-            return Err(Probe::Refused(invalid(
-                "embed-batch-size",
-                "must be at least 1",
-            )));
-        }
-        if config.timeout.is_zero() {
-            return Err(Probe::Refused(invalid(
-                "embed-timeout",
-                "must be longer than zero",
-            )));
-        }
-        let authorization =
-            bearer(config.api_key.as_deref(), "embed-api-key").map_err(Probe::Refused)?;
+        let url =
+            endpoint_url(&config.url, (config.names)(Setting::Url)).map_err(Probe::Refused)?;
+        let authorization = checked_settings(
+            config.names,
+            &config.model,
+            config.batch_size,
+            config.timeout,
+            config.api_key.as_deref(),
+        )
+        .map_err(Probe::Refused)?;
         let policy = OutboundPolicy {
             allow_private: config.allow_private,
-            endpoint: Endpoint::Embedding,
+            names: config.names,
         };
         let call = Call::new(url, authorization, policy, config.timeout);
         let mut embedder = Self {

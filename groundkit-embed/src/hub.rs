@@ -22,6 +22,8 @@ use sha2::{Digest, Sha256};
 
 use groundkit_core::Error;
 
+use crate::setting::{Names, Setting};
+
 /// The public Hub.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
@@ -39,7 +41,7 @@ const MAX_FILE_BYTES: u64 = 8 << 30;
 /// Redirects followed per file (the Hub redirects weights to its content store).
 const MAX_REDIRECTS: usize = 5;
 
-/// What a Hub model is for: it decides the files a snapshot needs and the options errors name.
+/// What a Hub model is for: it decides the files a snapshot needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum HubModelKind {
     /// A sentence-transformers model for [`crate::LocalEmbedder`]: also its pooling
@@ -50,24 +52,6 @@ pub enum HubModelKind {
     CrossEncoder,
 }
 
-impl HubModelKind {
-    /// The option naming a model by name.
-    fn field(self) -> &'static str {
-        match self {
-            HubModelKind::Embedder => "embed-hub-model",
-            HubModelKind::CrossEncoder => "rerank-hub-model",
-        }
-    }
-
-    /// The option naming a model directory.
-    fn dir_flag(self) -> &'static str {
-        match self {
-            HubModelKind::Embedder => "--embed-model",
-            HubModelKind::CrossEncoder => "--rerank-model",
-        }
-    }
-}
-
 /// A model named on the Hub: `OWNER/NAME`, optionally `@REVISION` (a branch, tag or commit;
 /// `main` by default).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +59,10 @@ pub struct HubModel {
     repo: String,
     revision: String,
     kind: HubModelKind,
+    /// What errors call the setting that named this model.
+    field: &'static str,
+    /// What errors call the setting that names a model directory instead.
+    dir_field: &'static str,
 }
 
 fn usage(field: &str, message: impl Into<String>) -> Error {
@@ -95,14 +83,17 @@ fn is_segment(s: &str) -> bool {
 }
 
 impl HubModel {
-    /// Parses `OWNER/NAME[@REVISION]`, naming an embedder.
+    /// Parses `OWNER/NAME[@REVISION]`, naming an embedder; errors name the settings as this
+    /// crate does.
     pub fn parse(spec: &str) -> Result<Self, Error> {
-        Self::parse_as(spec, HubModelKind::Embedder)
+        Self::parse_as(spec, HubModelKind::Embedder, Setting::field)
     }
 
-    /// Parses `OWNER/NAME[@REVISION]`, naming a model of `kind`.
-    pub fn parse_as(spec: &str, kind: HubModelKind) -> Result<Self, Error> {
-        let usage = |message: &str| usage(kind.field(), message);
+    /// Parses `OWNER/NAME[@REVISION]`, naming a model of `kind`; errors about it name the
+    /// settings as `names` does.
+    pub fn parse_as(spec: &str, kind: HubModelKind, names: Names) -> Result<Self, Error> {
+        let field = names(Setting::HubModel);
+        let usage = |message: &str| usage(field, message);
         let (repo, revision) = spec.split_once('@').unwrap_or((spec, "main"));
         let valid = repo
             .split_once('/')
@@ -120,6 +111,8 @@ impl HubModel {
             repo: repo.to_owned(),
             revision: revision.to_owned(),
             kind,
+            field,
+            dir_field: names(Setting::ModelDir),
         })
     }
 
@@ -236,7 +229,7 @@ impl Hub {
         }
         if self.offline {
             return Err(usage(
-                model.kind.field(),
+                model.field,
                 format!(
                     "{}@{} is not in the model cache, and the Hub is offline (HF_HUB_OFFLINE)",
                     model.repo, model.revision
@@ -253,13 +246,11 @@ impl Hub {
         let first = self.fetch(model, &model.revision, "config.json")?;
         let Some(fetched) = first else {
             return Err(usage(
-                model.kind.field(),
+                model.field,
                 format!(
                     "{}@{} is not a model on the Hub (it has no config.json); a model directory \
                      goes to {}",
-                    model.repo,
-                    model.revision,
-                    model.kind.dir_flag()
+                    model.repo, model.revision, model.dir_field
                 ),
             ));
         };
@@ -280,7 +271,7 @@ impl Hub {
                 continue;
             };
             if *name == "modules.json" {
-                pooling = pooling_dir(&fetched.temp)?;
+                pooling = pooling_dir(&fetched.temp, model.field)?;
             }
             fetched.place(&snapshot.join(name))?;
         }
@@ -293,7 +284,7 @@ impl Hub {
         for name in &files {
             let fetched = self.fetch(model, &commit, name)?.ok_or_else(|| {
                 usage(
-                    model.kind.field(),
+                    model.field,
                     format!("{}@{commit} has no {name}", model.repo),
                 )
             })?;
@@ -361,12 +352,11 @@ impl Hub {
                 404 => return Ok(None),
                 401 | 403 => {
                     return Err(usage(
-                        model.kind.field(),
+                        model.field,
                         format!(
                             "{}@{revision} is not on the Hub, or is private or gated (then \
                              download it and give its directory to {})",
-                            model.repo,
-                            model.kind.dir_flag()
+                            model.repo, model.dir_field
                         ),
                     ));
                 }
@@ -462,7 +452,7 @@ fn resolve_location(current: &str, location: &str) -> String {
 
 /// The pooling module's directory named by a downloaded `modules.json`, checked to be a plain
 /// relative path.
-fn pooling_dir(modules: &tempfile::NamedTempFile) -> Result<String, Error> {
+fn pooling_dir(modules: &tempfile::NamedTempFile, field: &str) -> Result<String, Error> {
     #[derive(Deserialize)]
     struct Module {
         path: String,
@@ -472,7 +462,7 @@ fn pooling_dir(modules: &tempfile::NamedTempFile) -> Result<String, Error> {
     let bytes = std::fs::read(modules.path())
         .map_err(|err| Error::storage("cannot read the model cache", err))?;
     let modules: Vec<Module> = serde_json::from_slice(&bytes)
-        .map_err(|_| usage("embed-hub-model", "the model's modules.json is not valid"))?;
+        .map_err(|_| usage(field, "the model's modules.json is not valid"))?;
     let path = modules
         .into_iter()
         .find(|m| m.kind.ends_with("models.Pooling"))
@@ -481,7 +471,7 @@ fn pooling_dir(modules: &tempfile::NamedTempFile) -> Result<String, Error> {
         Ok(path)
     } else {
         Err(usage(
-            "embed-hub-model",
+            field,
             "the model's modules.json names an unusable pooling directory",
         ))
     }

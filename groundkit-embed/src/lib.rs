@@ -13,6 +13,8 @@
 //! - [`hub`] (feature `http`) finds a model by name in the Hugging Face Hub's cache, or
 //!   downloads it there, for [`LocalEmbedder`] and [`CrossEncoder`].
 //!
+//! Errors about the configuration name its settings as the caller does ([`setting`]).
+//!
 //! A separate crate so that builds which do not embed (the framework, a lexical-only server)
 //! compile none of it, and so that its arithmetic can be optimised in debug builds too.
 
@@ -29,6 +31,7 @@ mod local;
 mod matmul;
 mod model_dir;
 pub mod outbound;
+pub mod setting;
 
 pub use cross::CrossEncoder;
 #[cfg(feature = "http")]

@@ -23,6 +23,7 @@ use groundkit_retrieval::{EmbedderKind, EmbeddingIdentity};
 use crate::batch;
 use crate::bert::{Bert, BertConfig, Sequence};
 use crate::model_dir::ModelDir;
+use crate::setting::{Names, Setting};
 
 /// How token states become one vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +105,12 @@ impl std::fmt::Debug for LocalEmbedder {
 impl LocalEmbedder {
     /// Loads the model in `dir` (sentence-transformers layout), to run on `threads` threads.
     pub fn load(dir: &Path, threads: usize) -> Result<Self, Error> {
-        let files = ModelDir::new(dir, "embed-model");
+        Self::load_as(dir, threads, Setting::field)
+    }
+
+    /// [`load`](Self::load), with errors naming the directory's setting as `names` does.
+    pub fn load_as(dir: &Path, threads: usize, names: Names) -> Result<Self, Error> {
+        let files = ModelDir::new(dir, names(Setting::ModelDir));
         let config_bytes = files.read("config.json")?;
         let config: BertConfig = files.parse_json("config.json", &config_bytes)?;
         let modules: Vec<Module> = files.read_optional_json("modules.json")?;

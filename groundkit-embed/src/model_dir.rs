@@ -1,6 +1,6 @@
 //! A model's directory as the loaders read it: each file read once (an optional file's absence
 //! decided by the read itself, never by an earlier existence check), JSON parsed, and every
-//! problem reported as a validation error of the option that named the directory.
+//! problem reported as a validation error of the setting that named the directory.
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use groundkit_core::Error;
 
-/// A model directory and the option (`embed-model`, `rerank-model`) it came from.
+/// A model directory and the name of the setting it came from.
 pub(crate) struct ModelDir<'a> {
     path: &'a Path,
     field: &'static str,
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
 
     fn name(path: &str) -> String {
-        ModelDir::new(Path::new(path), "embed-model").model_name()
+        ModelDir::new(Path::new(path), "model_dir").model_name()
     }
 
     #[test]

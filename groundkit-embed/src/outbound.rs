@@ -1,7 +1,7 @@
 //! The outbound address policy: which addresses groundkit may open a connection to when it calls
 //! an embedding or rerank endpoint. It is the inverse of the server's bind guard: that one keeps
 //! the server's socket on loopback unless the operator opts out; this one keeps outbound calls
-//! on public addresses unless the operator opts in ([`Endpoint::flag`]).
+//! on public addresses unless the operator opts in ([`Setting::AllowPrivate`]).
 //!
 //! [`is_global`] classifies one address with the standard library's address methods where they
 //! are stable, plus explicit ranges for the rest (no text matching). An IPv6 address that
@@ -14,44 +14,35 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use groundkit_core::Error;
 
-/// Which endpoint a policy guards: it decides the option a refusal names.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Endpoint {
-    /// The embedding endpoint (`--embed-url`).
-    #[default]
-    Embedding,
-    /// The rerank endpoint (`--rerank-url`).
-    Rerank,
-}
-
-impl Endpoint {
-    /// The command-line flag that lets calls to this endpoint reach private, loopback and
-    /// link-local addresses.
-    pub const fn flag(self) -> &'static str {
-        match self {
-            Endpoint::Embedding => "--embed-allow-private",
-            Endpoint::Rerank => "--rerank-allow-private",
-        }
-    }
-
-    /// The configuration field refusals name.
-    const fn field(self) -> &'static str {
-        match self {
-            Endpoint::Embedding => "embed-url",
-            Endpoint::Rerank => "rerank-url",
-        }
-    }
-}
+use crate::setting::{Names, Setting};
 
 /// Which addresses outbound calls may go to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct OutboundPolicy {
     /// Also allow addresses that are not global: loopback, private networks, CGNAT, link-local,
     /// unique-local and reserved ranges (an endpoint on this machine or the operator's network).
     /// Unspecified, broadcast and multicast addresses stay refused: nothing can be called there.
     pub allow_private: bool,
-    /// The endpoint guarded.
-    pub endpoint: Endpoint,
+    /// How a refusal names the endpoint's URL and the opt-in.
+    pub names: Names,
+}
+
+impl Default for OutboundPolicy {
+    /// Public addresses only; settings named as this crate's fields.
+    fn default() -> Self {
+        Self {
+            allow_private: false,
+            names: Setting::field,
+        }
+    }
+}
+
+impl std::fmt::Debug for OutboundPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutboundPolicy")
+            .field("allow_private", &self.allow_private)
+            .finish_non_exhaustive()
+    }
 }
 
 impl OutboundPolicy {
@@ -62,7 +53,7 @@ impl OutboundPolicy {
 
     /// The addresses among `resolved` (the addresses of `host`, as the operator wrote it) that
     /// may be connected to, in their order; a validation error when none may. The error names
-    /// the host, its addresses and the flag that opts in, and nothing else.
+    /// the host, its addresses and the setting that opts in, and nothing else.
     pub fn vet(&self, host: &str, resolved: &[SocketAddr]) -> Result<Vec<SocketAddr>, Error> {
         let allowed: Vec<SocketAddr> = resolved
             .iter()
@@ -83,13 +74,13 @@ impl OutboundPolicy {
             )
         } else {
             format!(
-                "refusing to connect to {host}: it resolves only to addresses that are not public ({}); to call an endpoint on this machine or a private network, pass {}",
+                "refusing to connect to {host}: it resolves only to addresses that are not public ({}); to call an endpoint on this machine or a private network, set {}",
                 shown.join(", "),
-                self.endpoint.flag()
+                (self.names)(Setting::AllowPrivate)
             )
         };
         Err(Error::Validation {
-            field: self.endpoint.field().to_owned(),
+            field: (self.names)(Setting::Url).to_owned(),
             message,
         })
     }

@@ -16,8 +16,9 @@ use groundkit_core::Error;
 use groundkit_retrieval::rerank::Reranker;
 
 use super::wire::{self, Attempt, Call};
-use super::{bearer, checked_url, invalid};
-use crate::outbound::{Endpoint, OutboundPolicy};
+use super::{checked_settings, checked_url, invalid};
+use crate::outbound::OutboundPolicy;
+use crate::setting::{Names, Setting};
 
 /// The answer's size limit per passage (an index and a score are a few dozen bytes; a provider
 /// that echoes the passages back stays well under this).
@@ -53,11 +54,13 @@ pub struct HttpRerankerConfig {
     /// Retries after a rate limit (429), a server error (5xx), a timeout or a connection
     /// failure; other failures are not retried.
     pub max_retries: u32,
+    /// How errors name these settings (by default, as the fields of this struct).
+    pub names: Names,
 }
 
 impl HttpRerankerConfig {
     /// A configuration with the defaults: no key, public addresses only, 32 passages per
-    /// request, 30 s per request, 2 retries.
+    /// request, 30 s per request, 2 retries, settings named as this struct's fields.
     pub fn new(url: impl Into<String>, model: impl Into<String>, api: RerankApi) -> Self {
         Self {
             url: url.into(),
@@ -68,6 +71,7 @@ impl HttpRerankerConfig {
             batch_size: 32,
             timeout: Duration::from_secs(30),
             max_retries: 2,
+            names: Setting::field,
         }
     }
 }
@@ -137,29 +141,27 @@ impl std::fmt::Debug for HttpReranker {
 impl HttpReranker {
     /// Validates the configuration and scores one probe pair, so a wrong URL, key or model is
     /// found at start rather than by the first search. A URL the policy refuses is a
-    /// validation error naming the host and the flag that opts in; no connection is made for it.
+    /// validation error naming the host and the setting that opts in; no connection is made for it.
     pub fn connect(config: HttpRerankerConfig) -> Result<Self, Error> {
-        let (origin, path) = checked_url(&config.url, "rerank-url", "rerank endpoint")?;
+        let url_field = (config.names)(Setting::Url);
+        let (origin, path) = checked_url(&config.url, url_field, "rerank endpoint")?;
         let path = path.trim_end_matches('/');
         if !path.ends_with("/rerank") {
             return Err(invalid(
-                "rerank-url",
+                url_field,
                 "the rerank endpoint URL must end in /rerank (as …/v1/rerank or …/rerank)",
             ));
         }
-        if config.model.trim().is_empty() {
-            return Err(invalid("rerank-api-model", "the model name is empty"));
-        }
-        if config.batch_size == 0 {
-            return Err(invalid("rerank-batch-size", "must be at least 1"));
-        }
-        if config.timeout.is_zero() {
-            return Err(invalid("rerank-timeout", "must be longer than zero"));
-        }
-        let authorization = bearer(config.api_key.as_deref(), "rerank-api-key")?;
+        let authorization = checked_settings(
+            config.names,
+            &config.model,
+            config.batch_size,
+            config.timeout,
+            config.api_key.as_deref(),
+        )?;
         let policy = OutboundPolicy {
             allow_private: config.allow_private,
-            endpoint: Endpoint::Rerank,
+            names: config.names,
         };
         let reranker = Self {
             call: Call::new(

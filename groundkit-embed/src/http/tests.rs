@@ -32,7 +32,7 @@ fn base_urls_become_the_embeddings_url() {
         ),
         ("http://[::1]:8080", "http://[::1]:8080/v1/embeddings"),
     ] {
-        assert_eq!(endpoint_url(base).expect(base), url, "{base}");
+        assert_eq!(endpoint_url(base, "url").expect(base), url, "{base}");
     }
 }
 
@@ -47,9 +47,9 @@ fn bad_urls_are_refused_without_echoing_them() {
         "not a url secret-path",
         "",
     ] {
-        let err = endpoint_url(base).expect_err(base);
+        let err = endpoint_url(base, "embedder.url").expect_err(base);
         assert_eq!(err.kind(), "validation_error", "{base}");
-        assert_eq!(err.field(), Some("embed-url"));
+        assert_eq!(err.field(), Some("embedder.url"));
         let message = err.to_string();
         assert!(!message.contains("secret"), "{base}: {message}");
     }

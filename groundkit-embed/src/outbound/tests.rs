@@ -99,13 +99,13 @@ fn ip(text: &str) -> IpAddr {
 
 const STRICT: OutboundPolicy = OutboundPolicy {
     allow_private: false,
-    endpoint: Endpoint::Embedding,
+    names: Setting::field,
 };
 const OPEN: OutboundPolicy = OutboundPolicy {
     allow_private: true,
-    endpoint: Endpoint::Embedding,
+    names: Setting::field,
 };
-const ALLOW_PRIVATE_FLAG: &str = "--embed-allow-private";
+const ALLOW_PRIVATE: &str = "allow_private";
 
 #[test]
 fn every_range_is_classified() {
@@ -147,21 +147,25 @@ fn vetting_keeps_the_allowed_addresses_in_order() {
 }
 
 #[test]
-fn a_host_with_only_private_addresses_is_refused_naming_the_host_and_the_flag() {
+fn a_host_with_only_private_addresses_is_refused_naming_the_host_and_the_opt_in() {
     let resolved = addrs(&["127.0.0.1", "::1"]);
     let err = STRICT.vet("localhost", &resolved).expect_err("refused");
     assert_eq!(err.kind(), "validation_error");
     let message = err.to_string();
     assert!(message.contains("localhost"), "{message}");
-    assert!(message.contains(ALLOW_PRIVATE_FLAG), "{message}");
+    assert!(message.contains(ALLOW_PRIVATE), "{message}");
     assert!(message.contains("127.0.0.1"), "{message}");
-    let rerank = OutboundPolicy {
-        endpoint: Endpoint::Rerank,
+    assert!(matches!(err, Error::Validation { ref field, .. } if field == "url"));
+    let named = OutboundPolicy {
+        names: |setting| match setting {
+            Setting::AllowPrivate => "reranker.allow_private",
+            _ => "reranker.url",
+        },
         ..STRICT
     };
-    let err = rerank.vet("localhost", &resolved).expect_err("refused");
-    assert!(err.to_string().contains("--rerank-allow-private"), "{err}");
-    assert!(matches!(err, Error::Validation { ref field, .. } if field == "rerank-url"));
+    let err = named.vet("localhost", &resolved).expect_err("refused");
+    assert!(err.to_string().contains("reranker.allow_private"), "{err}");
+    assert!(matches!(err, Error::Validation { ref field, .. } if field == "reranker.url"));
 }
 
 #[test]
@@ -169,7 +173,7 @@ fn uncallable_and_missing_addresses_are_refused_even_with_the_opt_in() {
     let err = OPEN
         .vet("[::]", &addrs(&["::", "0.0.0.0"]))
         .expect_err("refused");
-    assert!(!err.to_string().contains(ALLOW_PRIVATE_FLAG));
+    assert!(!err.to_string().contains(ALLOW_PRIVATE));
     let err = OPEN.vet("nowhere", &[]).expect_err("refused");
     assert!(err.to_string().contains("nowhere"));
 }

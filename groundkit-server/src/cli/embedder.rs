@@ -7,6 +7,7 @@ use std::sync::Arc;
 use clap::Args;
 use groundkit_core::Error;
 use groundkit_embed::hub::HubModelKind;
+use groundkit_embed::setting::Setting;
 use groundkit_embed::{HttpEmbedder, HttpEmbedderConfig, LocalEmbedder};
 use groundkit_retrieval::embed::Embedder;
 
@@ -69,6 +70,7 @@ impl EmbedArgs {
                 ("allow-private", self.embed_allow_private),
             ],
             kind: HubModelKind::Embedder,
+            names: embed_names,
         };
         let dir = match source.choose()? {
             None => return Ok(None),
@@ -81,6 +83,7 @@ impl EmbedArgs {
                 let mut config = HttpEmbedderConfig::new(url.to_owned(), model.to_owned());
                 config.allow_private = self.embed_allow_private;
                 config.api_key = api_key;
+                config.names = embed_names;
                 let embedder: Arc<dyn Embedder> = if keep_trying {
                     HttpEmbedder::connect_or_keep_trying(config)?
                 } else {
@@ -92,8 +95,22 @@ impl EmbedArgs {
                 return Ok(Some(embedder));
             }
         };
-        let embedder = LocalEmbedder::load(&dir, threads(self.embed_threads))?;
+        let embedder = LocalEmbedder::load_as(&dir, threads(self.embed_threads), embed_names)?;
         tracing::info!(identity = ?embedder.identity(), "embedder loaded");
         Ok(Some(Arc::new(embedder)))
+    }
+}
+
+/// What `grk` calls each embedder setting in an error: its option. The settings it has no
+/// option for keep the embed crate's names.
+pub(super) fn embed_names(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Url => "--embed-url",
+        Setting::Model => "--embed-api-model",
+        Setting::ApiKey => "--embed-api-key-env",
+        Setting::AllowPrivate => "--embed-allow-private",
+        Setting::HubModel => "--embed-hub-model",
+        Setting::ModelDir => "--embed-model",
+        Setting::BatchSize | Setting::Timeout => setting.field(),
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use clap::Args;
 use groundkit_core::Error;
 use groundkit_embed::hub::HubModelKind;
+use groundkit_embed::setting::Setting;
 use groundkit_embed::{CrossEncoder, HttpReranker, HttpRerankerConfig, RerankApi};
 use groundkit_retrieval::rerank::Reranker;
 
@@ -104,12 +105,15 @@ impl RerankArgs {
                 ("allow-private", self.rerank_allow_private),
             ],
             kind: HubModelKind::CrossEncoder,
+            names: rerank_names,
         };
         let reranker: Arc<dyn Reranker> = match source.choose()? {
             None => return Ok(None),
-            Some(Chosen::Dir(dir)) => {
-                Arc::new(CrossEncoder::load(&dir, threads(self.rerank_threads))?)
-            }
+            Some(Chosen::Dir(dir)) => Arc::new(CrossEncoder::load_as(
+                &dir,
+                threads(self.rerank_threads),
+                rerank_names,
+            )?),
             Some(Chosen::Endpoint {
                 url,
                 model,
@@ -122,6 +126,7 @@ impl RerankArgs {
                 let mut config = HttpRerankerConfig::new(url.to_owned(), model.to_owned(), api);
                 config.allow_private = self.rerank_allow_private;
                 config.api_key = api_key;
+                config.names = rerank_names;
                 Arc::new(HttpReranker::connect(config)?)
             }
         };
@@ -134,6 +139,20 @@ impl RerankArgs {
             reranker,
             depth: self.rerank_depth,
         }))
+    }
+}
+
+/// What `grk` calls each reranker setting in an error: its option. The settings it has no
+/// option for keep the embed crate's names.
+pub(super) fn rerank_names(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Url => "--rerank-url",
+        Setting::Model => "--rerank-api-model",
+        Setting::ApiKey => "--rerank-api-key-env",
+        Setting::AllowPrivate => "--rerank-allow-private",
+        Setting::HubModel => "--rerank-hub-model",
+        Setting::ModelDir => "--rerank-model",
+        Setting::BatchSize | Setting::Timeout => setting.field(),
     }
 }
 
@@ -179,5 +198,43 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 9, "only {seen} options were found");
+    }
+
+    /// Each name `grk` gives an embedder or reranker setting in an error is one of its options,
+    /// read from the parser, or (for a setting it has no option for) the embed crate's own.
+    #[test]
+    fn every_setting_is_named_by_an_option_of_its_own_group() {
+        use groundkit_embed::setting::Setting;
+
+        let longs = |command: clap::Command| -> Vec<String> {
+            command
+                .get_arguments()
+                .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
+                .collect()
+        };
+        let embed = longs(super::super::embedder::EmbedArgs::augment_args(
+            clap::Command::new("grk"),
+        ));
+        let rerank = longs(RerankArgs::augment_args(clap::Command::new("grk")));
+        for setting in Setting::ALL {
+            for (names, options) in [
+                (
+                    super::super::embedder::embed_names as fn(Setting) -> &'static str,
+                    &embed,
+                ),
+                (super::rerank_names, &rerank),
+            ] {
+                let name = names(setting);
+                assert!(
+                    options.iter().any(|o| o == name) || name == setting.field(),
+                    "{setting:?} is named {name}, which is no option"
+                );
+            }
+        }
+        assert_eq!(super::rerank_names(Setting::Url), "--rerank-url");
+        assert_eq!(
+            super::super::embedder::embed_names(Setting::AllowPrivate),
+            "--embed-allow-private"
+        );
     }
 }

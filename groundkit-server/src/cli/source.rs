@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, FromArgMatches};
 use groundkit_core::Error;
 use groundkit_embed::hub::{Hub, HubModel, HubModelKind};
+use groundkit_embed::setting::Names;
 
 /// One use's model options, borrowed from its parsed arguments.
 pub(super) struct ModelSource<'a> {
@@ -32,6 +33,8 @@ pub(super) struct ModelSource<'a> {
     pub(super) endpoint_only: &'a [(&'static str, bool)],
     /// What the Hub name names.
     pub(super) kind: HubModelKind,
+    /// The options' names for the embed crate's settings, for its errors.
+    pub(super) names: Names,
 }
 
 /// The chosen source, checked.
@@ -53,7 +56,7 @@ impl<'a> ModelSource<'a> {
 
     fn usage(&self, field: &str, message: String) -> Error {
         Error::Validation {
-            field: format!("{}-{field}", self.prefix),
+            field: self.flag(field),
             message,
         }
     }
@@ -121,7 +124,7 @@ impl<'a> ModelSource<'a> {
         Ok(match (self.dir, self.hub_model) {
             (Some(dir), _) => Some(Chosen::Dir(dir.to_owned())),
             (None, Some(name)) => Some(Chosen::Dir(
-                Hub::from_env()?.snapshot(&HubModel::parse_as(name, self.kind)?)?,
+                Hub::from_env()?.snapshot(&HubModel::parse_as(name, self.kind, self.names)?)?,
             )),
             (None, None) => None,
         })

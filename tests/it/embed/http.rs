@@ -226,9 +226,13 @@ fn loopback_endpoints_need_the_opt_in_and_are_not_contacted_without_it() {
         strict.allow_private = false;
         let err = connect(strict).expect_err("loopback refused by default");
         assert_eq!(err.kind(), "validation_error", "{url}");
-        assert_eq!(err.field(), Some("embed-url"));
+        assert_eq!(
+            err.field(),
+            Some("url"),
+            "named as the configuration's field"
+        );
         let message = err.to_string();
-        assert!(message.contains("--embed-allow-private"), "{message}");
+        assert!(message.contains("set allow_private"), "{message}");
         assert!(!message.contains("/v1"), "{message}");
         assert_eq!(server.requests(), 0, "{url}: nothing was sent");
     }
@@ -264,7 +268,7 @@ fn a_private_literal_is_refused_before_any_connection() {
     );
     assert_eq!(err.kind(), "validation_error");
     let message = err.to_string();
-    assert!(message.contains("10.255.255.1") && message.contains("--embed-allow-private"));
+    assert!(message.contains("10.255.255.1") && message.contains("set allow_private"));
 }
 
 #[test]

@@ -182,7 +182,10 @@ fn names_that_are_not_models_on_the_hub_are_refused() {
             .snapshot(&HubModel::parse(spec).expect("well formed"))
             .expect_err(spec);
         assert_eq!(err.kind(), "validation_error", "{spec}");
-        assert!(err.to_string().contains("--embed-model"), "{err}");
+        assert!(
+            err.to_string().contains("give its directory to model_dir"),
+            "{err}"
+        );
     }
     assert!(files(cache.path()).is_empty(), "{:?}", files(cache.path()));
 }

@@ -188,8 +188,12 @@ fn loopback_endpoints_need_the_opt_in_and_are_not_contacted_without_it() {
         strict.allow_private = false;
         let err = HttpReranker::connect(strict).expect_err("refused");
         assert_eq!(err.kind(), "validation_error");
-        assert_eq!(err.field(), Some("rerank-url"));
-        assert!(err.to_string().contains("--rerank-allow-private"), "{err}");
+        assert_eq!(
+            err.field(),
+            Some("url"),
+            "named as the configuration's field"
+        );
+        assert!(err.to_string().contains("set allow_private"), "{err}");
     }
     assert_eq!(server.stats().0, 0, "nothing was sent");
     for (url, wrong) in [
