@@ -15,12 +15,14 @@
 //! - `tools`: `search`, `fetch`, `status` and `list`, through the service's tools.
 //! - `ingest`: ingest and publish; `eval`: retrieval quality.
 //! - `output` and `progress`: what the commands print.
+//! - `malloc`: how `serve` has the allocator give large blocks back.
 
 mod args;
 mod cluster;
 mod embedder;
 mod eval;
 mod ingest;
+mod malloc;
 mod output;
 mod progress;
 mod reranker;
@@ -60,6 +62,7 @@ pub(crate) mod exit {
 pub fn run(cli: Cli) -> ExitCode {
     let serving = matches!(cli.command, Command::Serve(_));
     if serving {
+        malloc::return_large_blocks();
         crate::logging::init();
     }
     // The embedder the options name, loaded (or connected) once; a model that does not load or
