@@ -7,6 +7,11 @@
 //! service: it applies the same [`check`] first, so a refused request gets its final 403 (or
 //! 400) and no `100 Continue`, and an allowed one gets `100 Continue` and then its answer. The
 //! refusal carries a request id and writes its access line, as the application's would.
+//!
+//! [`serve::http_server`](crate::serve::http_server) installs it. An app mounted in a server
+//! of its own (`actix_web::HttpServer` with [`mcp::http::configure`](crate::mcp::http::configure))
+//! keeps actix-http's default expect service, which accepts every request: there the guard
+//! refuses a foreign Host after the `100 Continue`, still before the body is read.
 
 use actix_http::body::BoxBody;
 use actix_http::{Request, Response};
