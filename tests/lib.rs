@@ -2,8 +2,9 @@
 //! client that can send exactly the bytes a test means (duplicated or missing `Host`, foreign
 //! `Origin`), which a high-level client would normalise away.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -115,6 +116,56 @@ impl Response {
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.body)
             .unwrap_or_else(|err| panic!("body is not JSON ({err}): {}", self.body))
+    }
+}
+
+/// A serving process (`grk serve`, an example binary) spawned with `--port 0`, its address read
+/// from the line it logs when it starts serving; killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Where it listens, as it logged it (a wildcard bind logs `0.0.0.0` or `[::]`).
+    pub addr: SocketAddr,
+}
+
+impl ServerProcess {
+    /// Spawn `command` (it must log at INFO on stderr) and wait until it serves, or until it
+    /// exits: then its exit status and everything it wrote to stderr.
+    pub fn spawn(command: &mut Command) -> Result<Self, (ExitStatus, String)> {
+        let mut child = command
+            .env("GROUNDKIT_LOG", "info")
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the server");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut log = String::new();
+        let addr = loop {
+            let mut line = String::new();
+            if stderr.read_line(&mut line).expect("read the log") == 0 {
+                let status = child.wait().expect("reap the server");
+                return Err((status, log));
+            }
+            log.push_str(&line);
+            if let Some(rest) = line.split("serving REST on http://").nth(1) {
+                let addr = rest.split_whitespace().next().expect("an address");
+                break addr.parse().expect("a socket address");
+            }
+        };
+        // Keep reading the log so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Ok(Self { child, addr })
+    }
+
+    /// The same port on `127.0.0.1`: where a client on this machine reaches a wildcard bind.
+    pub fn loopback(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.addr.port()))
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

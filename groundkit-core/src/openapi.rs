@@ -4,6 +4,12 @@
 //! types (a tool's request body and response, and every type they contain) are written once under
 //! `components.schemas` and referenced, so generated clients get short, shared names. A POST body
 //! is the input schema without the path parameters (they travel in the path); a GET has no body.
+//!
+//! Every operation declares its result (`200`), each error status it can answer with
+//! ([`ErrorStatuses`], which the serving transport supplies: the status of a failure is its
+//! decision, not this crate's) as the problem schema under `application/problem+json`, naming the
+//! `kind`s that status carries, and a `default` problem for what the parser in front of it may
+//! answer. Component names are a contract: code written against a generated client uses them.
 
 use serde_json::{Map, Value, json};
 
@@ -20,8 +26,49 @@ pub struct ApiInfo {
     pub version: String,
 }
 
-/// The OpenAPI 3.1 document for every tool in `registry`.
-pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
+/// One error status a route can answer with, and the `kind`s it carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorStatus {
+    /// The HTTP status.
+    pub status: u16,
+    /// Its reason phrase (`Not Found`), the start of the response's description.
+    pub reason: &'static str,
+    /// The `kind`s a problem with this status carries.
+    pub kinds: Vec<&'static str>,
+}
+
+/// The error statuses a server's REST routes can answer with, as the serving transport maps
+/// failures to statuses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorStatuses {
+    /// Statuses every route can answer with.
+    pub every_route: Vec<ErrorStatus>,
+    /// Statuses routes that take a JSON body (POST) can answer with besides.
+    pub body_routes: Vec<ErrorStatus>,
+}
+
+impl ErrorStatuses {
+    /// The statuses a route of `method` can answer with, in ascending order, kinds merged.
+    fn for_method(&self, method: HttpMethod) -> Vec<ErrorStatus> {
+        let mut merged: Vec<ErrorStatus> = Vec::new();
+        let body: &[ErrorStatus] = match method {
+            HttpMethod::Post => &self.body_routes,
+            HttpMethod::Get => &[],
+        };
+        for status in self.every_route.iter().chain(body) {
+            match merged.iter_mut().find(|m| m.status == status.status) {
+                Some(held) => held.kinds.extend(&status.kinds),
+                None => merged.push(status.clone()),
+            }
+        }
+        merged.sort_by_key(|s| s.status);
+        merged
+    }
+}
+
+/// The OpenAPI 3.1 document for every tool in `registry`, each route declaring the error
+/// statuses `errors` gives its method.
+pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorStatuses) -> Value {
     let mut paths = Map::new();
     let mut components = Map::new();
     components.insert("Problem".into(), problem_schema());
@@ -63,19 +110,22 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
                 }),
             );
         }
-        operation.insert(
-            "responses".into(),
+        let mut responses = Map::new();
+        responses.insert(
+            "200".into(),
             json!({
-                "200": {
-                    "description": "The tool's result.",
-                    "content": {"application/json": {"schema": named(output, &mut components)}},
-                },
-                "default": {
-                    "description": "An error, rendered as RFC 9457 problem details.",
-                    "content": {"application/problem+json": {"schema": reference("Problem")}},
-                },
+                "description": "The tool's result.",
+                "content": {"application/json": {"schema": named(output, &mut components)}},
             }),
         );
+        for status in errors.for_method(route.method) {
+            responses.insert(status.status.to_string(), error_response(&status));
+        }
+        responses.insert(
+            "default".into(),
+            problem_response("Any other error, rendered as RFC 9457 problem details.".into()),
+        );
+        operation.insert("responses".into(), Value::Object(responses));
         let method = route.method.as_str().to_ascii_lowercase();
         let entry = paths
             .entry(route.path.to_owned())
@@ -89,6 +139,27 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo) -> Value {
         "paths": paths,
         "components": {"schemas": components},
     })
+}
+
+/// A response of problem details with `description`.
+fn problem_response(description: String) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": reference("Problem")}},
+    })
+}
+
+/// The response of one error status: problem details, its kinds named in the description and,
+/// for tools that read extensions, in `x-groundkit-kinds`.
+fn error_response(status: &ErrorStatus) -> Value {
+    let kinds: Vec<String> = status.kinds.iter().map(|k| format!("`{k}`")).collect();
+    let mut response = problem_response(format!(
+        "{}: problem details whose `kind` is {}.",
+        status.reason,
+        kinds.join(", ")
+    ));
+    response["x-groundkit-kinds"] = json!(status.kinds);
+    response
 }
 
 fn reference(name: &str) -> Value {

@@ -16,7 +16,7 @@ use groundkit_core::openapi::ApiInfo;
 
 use crate::app;
 use crate::edge::deadline::WriteDeadline;
-use crate::guard::{self, AllowedHosts, BindTarget, HostPolicy};
+use crate::guard::{self, AllowedHosts, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
 
@@ -36,8 +36,8 @@ pub struct ServeArgs {
     pub allow_remote_access: bool,
     /// A Host name (or address) clients use to reach this server, answered besides this
     /// machine's loopback names and the bound address; repeatable. Requests naming any other
-    /// Host are refused (DNS-rebinding protection). A wildcard bind (`0.0.0.0`, `::`) needs at
-    /// least one, or `--allow-any-host`.
+    /// Host are refused (DNS-rebinding protection). A wildcard bind (`0.0.0.0`, `::`, or a
+    /// spelling the resolver reads as one, like `0`) needs at least one, or `--allow-any-host`.
     #[arg(long = "allowed-host", value_name = "NAME")]
     pub allowed_hosts: Vec<String>,
     /// Answer requests whatever their Host header names: DNS-rebinding protection off. For a
@@ -120,13 +120,10 @@ pub fn run<Ctx: Send + Sync + 'static>(
         names: args.allowed_hosts.clone(),
         any: args.allow_any_host,
     };
-    guard::check_allowed_hosts(&args.host, &target, &allowed)?;
-    let listener = match &target {
-        BindTarget::Loopback(ip) | BindTarget::Remote(ip) => {
-            std::net::TcpListener::bind(SocketAddr::new(*ip, args.port))?
-        }
-        BindTarget::Name(name) => std::net::TcpListener::bind((name.as_str(), args.port))?,
-    };
+    // Decided on the addresses the resolver gives the spelling, which the socket is bound to.
+    let addrs = target.addrs(args.port)?;
+    guard::check_allowed_hosts(&args.host, &addrs, &allowed)?;
+    let listener = std::net::TcpListener::bind(&addrs[..])?;
     state.hosts = HostPolicy::derive(&target, listener.local_addr()?, &allowed);
     Ok(actix_web::rt::System::new().block_on(run_http(Arc::new(state), listener))?)
 }
@@ -150,7 +147,8 @@ pub async fn run_http<Ctx: Send + Sync + 'static>(
 /// is shared among the `workers` (actix counts per worker), rounded up.
 ///
 /// This is what `actix_web::HttpServer::listen` builds, except that every connection is wrapped
-/// in its `WriteDeadline`, and that the app's `AppConfig` is the default one (its host and
+/// in its `WriteDeadline`, that a request asking for `100 Continue` has its Host and Origin
+/// checked before it is sent one (`guard::expect`), and that the app's `AppConfig` is the default one (its host and
 /// address feed only `ConnectionInfo` and `url_for`, which groundkit does not use). Nothing
 /// examines a connection's bytes before actix-http's parser.
 pub fn http_server<Ctx: Send + Sync + 'static>(
@@ -165,6 +163,7 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
         mcp::http::PATH
     );
     let limits = state.limits.clone();
+    let hosts = state.hosts.clone();
     let workers = limits.workers.max(1);
     let builder = ServerBuilder::default();
     let shutdown = builder.graceful_shutdown_signal();
@@ -187,6 +186,8 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
                 .client_disconnect_timeout(limits.disconnect_timeout)
                 .keep_alive(limits.keep_alive)
                 .local_addr(addr)
+                // Host and Origin are checked before an interim `100 Continue` is sent.
+                .expect(guard::expect_guard(hosts.clone()))
                 .h1(map_config(app, |_| AppConfig::default()));
             let deadline = limits.write_deadline();
             fn_service(move |io: TcpStream| async move {

@@ -118,7 +118,8 @@ pub struct AppState<Ctx> {
 impl<Ctx> AppState<Ctx> {
     /// State for `registry` served with `context`.
     pub fn new(registry: Registry<Ctx>, context: Ctx, info: ApiInfo, limits: Limits) -> Self {
-        let openapi = Arc::new(openapi::document(&registry, &info));
+        let errors = crate::edge::catalogue::error_statuses();
+        let openapi = Arc::new(openapi::document(&registry, &info, &errors));
         Self {
             registry,
             context: Arc::new(context),

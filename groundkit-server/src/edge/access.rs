@@ -1,7 +1,8 @@
 //! Per-request bookkeeping around every HTTP route, and the one access-log line of a request.
 //!
 //! [`request_context`] assigns the request id, refuses query strings and writes exactly one INFO
-//! line per request. What it cannot see from the outside, the transport that served the request
+//! line per request; a request refused before the application sees it gets both from
+//! [`refuse_unrouted`]. What it cannot see from the outside, the transport that served the request
 //! [`note`]s in the request's extensions: its own name ([`Transport`], tagged by the transport on
 //! its resources, so nothing here compares paths), the tool, the JSON-RPC method and outcome,
 //! the result count. A response that streams past the handler (an MCP answer with progress)
@@ -18,9 +19,9 @@ use std::time::Instant;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse};
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, HttpRequest};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 
 use super::id::{REQUEST_ID_HEADER, RequestId};
 use super::problem::{self, Refusal};
@@ -176,10 +177,7 @@ pub async fn request_context(
     } else {
         next.call(req).await?.map_into_boxed_body()
     };
-    if let Ok(value) = HeaderValue::from_str(&id.0) {
-        res.headers_mut()
-            .insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
-    }
+    set_request_id(res.headers_mut(), &id);
     let req = res.request();
     access.respond(Head {
         request_id: id.0,
@@ -189,6 +187,25 @@ pub async fn request_context(
         started,
     });
     Ok(res)
+}
+
+/// The answer to a request refused before the application sees it (by the expect handler, which
+/// runs ahead of routing and of [`request_context`]): the problem with a fresh request id in
+/// `X-Request-ID`, and the request's one access line (route `-`, no transport).
+pub fn refuse_unrouted(method: &str, refusal: Refusal) -> HttpResponse {
+    let started = Instant::now();
+    let id = RequestId::generate();
+    let mut res = problem::response(refusal, &id.0);
+    set_request_id(res.headers_mut(), &id);
+    let http = (method, "-", res.status().as_u16());
+    write(&id.0, Some(http), &Note::default(), started);
+    res
+}
+
+fn set_request_id(headers: &mut HeaderMap, id: &RequestId) {
+    if let Ok(value) = HeaderValue::from_str(&id.0) {
+        headers.insert(HeaderName::from_static(REQUEST_ID_HEADER), value);
+    }
 }
 
 fn write_head(head: &Head, note: &Note) {

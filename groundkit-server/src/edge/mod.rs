@@ -4,6 +4,8 @@
 //! - [`problem`]: [`Refusal`](problem::Refusal)s (failures only an edge meets), the one
 //!   [`mapping`](problem::mapping) from a failure to its HTTP status and MCP rendering, and
 //!   problem+json.
+//! - [`catalogue`]: the error statuses each REST route can answer with, read from that mapping,
+//!   for the OpenAPI document.
 //! - [`body`]: the JSON content-type check and the bounded body reader.
 //! - [`id`]: the one random-id generator (request ids, MCP session ids) and the request id.
 //! - [`deadline`]: the connection wrapper that closes a connection the server has written
@@ -13,6 +15,7 @@
 
 pub mod access;
 pub mod body;
+pub mod catalogue;
 pub mod deadline;
 pub mod id;
 pub mod problem;

@@ -10,11 +10,15 @@
 //!
 //! The operator can name the Hosts clients use (`--allowed-host`, [`AllowedHosts`]; the
 //! [Host policy](super::host) then answers only those, the loopback names and the bound address
-//! or name). A wildcard bind (`0.0.0.0`, `::`) must name at least one, or say
-//! `--allow-any-host` ([`check_allowed_hosts`]): it is reachable from every network the machine
-//! is on, so an unrestricted Host would leave DNS rebinding open through any browser there.
+//! or name). A wildcard bind must name at least one, or say `--allow-any-host`
+//! ([`check_allowed_hosts`]): it is reachable from every network the machine is on, so an
+//! unrestricted Host would leave DNS rebinding open through any browser there. Whether a bind is
+//! a wildcard is read from the addresses the socket will be bound to ([`BindTarget::addrs`]:
+//! what the resolver makes of the operator's spelling), not from the spelling, so `0`, `0.0` and
+//! `0x0`, which the resolver reads as `0.0.0.0`, are wildcards as much as `0.0.0.0`, `::` and
+//! `::ffff:0.0.0.0` are.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 
 use super::ip_literal;
 
@@ -29,8 +33,9 @@ pub enum BindError {
         /// The address as given.
         host: String,
     },
-    /// A wildcard bind (`0.0.0.0`, `::`) that names no Host to allow: it would answer any Host,
-    /// which leaves DNS rebinding open through every browser on the network.
+    /// A wildcard bind (an address the socket would be bound to is `0.0.0.0` or `::`) that
+    /// names no Host to allow: it would answer any Host, which leaves DNS rebinding open
+    /// through every browser on the network.
     #[error(
         "refusing to bind {host} without a Host to allow: name each Host clients use with --allowed-host NAME (repeatable), or pass --allow-any-host to turn DNS-rebinding protection off deliberately"
     )]
@@ -50,22 +55,20 @@ pub struct AllowedHosts {
 }
 
 /// Refuse a wildcard bind that names no Host: it must list the Hosts it serves, or say
-/// deliberately that it serves any.
+/// deliberately that it serves any. `addrs` are the addresses the socket will be bound to
+/// ([`BindTarget::addrs`]); `host` is the operator's spelling, for the message.
 pub fn check_allowed_hosts(
     host: &str,
-    target: &BindTarget,
+    addrs: &[SocketAddr],
     allowed: &AllowedHosts,
 ) -> Result<(), BindError> {
-    match target {
-        BindTarget::Remote(ip)
-            if ip.to_canonical().is_unspecified() && allowed.names.is_empty() && !allowed.any =>
-        {
-            Err(BindError::WildcardWithoutAllowedHost {
-                host: host.to_owned(),
-            })
-        }
-        _ => Ok(()),
+    let wildcard = addrs.iter().any(|a| a.ip().to_canonical().is_unspecified());
+    if wildcard && allowed.names.is_empty() && !allowed.any {
+        return Err(BindError::WildcardWithoutAllowedHost {
+            host: host.to_owned(),
+        });
     }
+    Ok(())
 }
 
 /// What the bind address is.
@@ -77,6 +80,19 @@ pub enum BindTarget {
     Remote(IpAddr),
     /// A name, resolved when the socket is bound.
     Name(String),
+}
+
+impl BindTarget {
+    /// The addresses a socket bound to this target on `port` may get: the literal itself, or
+    /// every address the resolver gives the name (the bind takes the first that binds).
+    pub fn addrs(&self, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+        match self {
+            BindTarget::Loopback(ip) | BindTarget::Remote(ip) => {
+                Ok(vec![SocketAddr::new(*ip, port)])
+            }
+            BindTarget::Name(name) => Ok((name.as_str(), port).to_socket_addrs()?.collect()),
+        }
+    }
 }
 
 /// Decide whether `host` may be bound. Only loopback literals pass without `allow_remote`; with
@@ -145,8 +161,9 @@ mod tests {
 
     #[test]
     fn a_wildcard_bind_must_name_its_hosts_or_allow_any_deliberately() {
-        for host in ["0.0.0.0", "::", "[::]"] {
+        for host in ["0.0.0.0", "::", "[::]", "::ffff:0.0.0.0", "0", "0.0", "0x0"] {
             let target = check_bind(host, true).expect("allowed remote");
+            let target = target.addrs(9000).expect("resolved");
             let err = check_allowed_hosts(host, &target, &AllowedHosts::default())
                 .expect_err("no Host named");
             assert!(err.to_string().contains("--allowed-host"), "{err}");
@@ -162,6 +179,7 @@ mod tests {
             assert!(check_allowed_hosts(host, &target, &any).is_ok());
         }
         let specific = check_bind("192.168.1.20", true).expect("allowed remote");
+        let specific = specific.addrs(9000).expect("a literal");
         assert!(check_allowed_hosts("192.168.1.20", &specific, &AllowedHosts::default()).is_ok());
     }
 }

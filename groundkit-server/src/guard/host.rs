@@ -5,13 +5,14 @@
 //! carries the attacker's name, so it is checked against a list derived once from the bind
 //! ([`HostPolicy::derive`]): a loopback literal allows only this machine's loopback names (with
 //! and without the port); a routable literal allows any Host (rebinding gains nothing against a
-//! socket the attacker can reach directly), with a warning; a name is resolved — all loopback
-//! or unresolvable allows only loopback names and the name itself (failing closed), any
-//! routable address allows any Host. Resolving is right here and wrong for the
-//! [bind](super::bind) because the errors are not the same size: a wrong answer here costs a
-//! refused client, not a published corpus. Hosts the operator names with `--allowed-host`
-//! ([`AllowedHosts`]) restrict the policy to loopback names, the bound address or name, and
-//! those, whatever the bind.
+//! socket the attacker can reach directly), with a warning; a name is judged by the address
+//! its socket was bound to — loopback allows only loopback names and the name itself, any
+//! other address allows any Host. Reading the bound address is right here and wrong for the
+//! [bind](super::bind)'s loopback decision because the errors are not the same size: a wrong
+//! answer here costs a refused client, not a published corpus. Hosts the operator names with
+//! `--allowed-host` ([`AllowedHosts`]) restrict the policy to loopback names, the bound address
+//! or name, and those, whatever the bind (a wildcard bind must name some, or allow any:
+//! [`check_allowed_hosts`](super::bind::check_allowed_hosts)).
 //!
 //! The Host is read from the raw `Host` header only — never `Forwarded` or `X-Forwarded-Host`,
 //! which a rebinding page can set — and a request with no Host, or more than one, is refused
@@ -32,7 +33,7 @@
 //! wraps its own resource in it again, with its state's policy, so it stays safe if mounted in
 //! another app.
 
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr};
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -128,22 +129,16 @@ impl HostPolicy {
                 );
                 Self::Unrestricted
             }
-            BindTarget::Name(name) => match (name.as_str(), bound.port()).to_socket_addrs() {
-                Ok(addrs) => {
-                    let addrs: Vec<SocketAddr> = addrs.collect();
-                    if !addrs.is_empty()
-                        && addrs.iter().any(|a| !a.ip().to_canonical().is_loopback())
-                    {
-                        tracing::warn!(
-                            "Host validation is off: {name:?} resolves to an address reachable from other machines"
-                        );
-                        Self::Unrestricted
-                    } else {
-                        Self::loopback(port, Some(name))
-                    }
-                }
-                Err(_) => Self::loopback(port, Some(name)),
-            },
+            BindTarget::Name(name) if bound.ip().to_canonical().is_loopback() => {
+                Self::loopback(port, Some(name))
+            }
+            BindTarget::Name(name) => {
+                tracing::warn!(
+                    "Host validation is off: {name:?} was bound at {}, reachable from other machines",
+                    bound.ip()
+                );
+                Self::Unrestricted
+            }
         }
     }
 
@@ -378,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn routable_literals_are_unrestricted_and_unresolvable_names_fail_closed() {
+    fn routable_binds_are_unrestricted_and_a_name_is_judged_by_the_address_it_bound() {
         let none = AllowedHosts::default();
         let bound: SocketAddr = "192.168.1.20:9000"
             .parse()
@@ -387,9 +382,14 @@ mod tests {
             HostPolicy::derive(&BindTarget::Remote(bound.ip()), bound, &none),
             HostPolicy::Unrestricted
         );
-        let name = BindTarget::Name("no-such-host.invalid".into());
-        let policy = HostPolicy::derive(&name, bound, &none);
-        assert!(policy.allows_host("no-such-host.invalid:9000"));
+        let name = BindTarget::Name("corpus.lan".into());
+        assert_eq!(
+            HostPolicy::derive(&name, bound, &none),
+            HostPolicy::Unrestricted
+        );
+        let loopback: SocketAddr = "127.0.0.1:9000".parse().expect("a socket address literal");
+        let policy = HostPolicy::derive(&name, loopback, &none);
+        assert!(policy.allows_host("corpus.lan:9000"));
         assert!(!policy.allows_host("evil.example:9000"));
     }
 

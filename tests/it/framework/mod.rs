@@ -18,5 +18,5 @@
 mod parity;
 mod registry;
 mod rest;
-mod schemas;
+pub(crate) mod schemas;
 mod toolsets;

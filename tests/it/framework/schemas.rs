@@ -1,7 +1,8 @@
-//! Snapshots of the exact schemas and OpenAPI document the `hello` example serves.
+//! Snapshots of the exact schemas and OpenAPI document the `hello` example serves, and the
+//! snapshot comparison other modules' snapshots use.
 //!
 //! The checked-in files under `tests/snapshots/` are the contract; a change shows up as a diff to
-//! review. Regenerate with `GROUNDKIT_BLESS=1 cargo test -p groundkit-tests --test it schemas`.
+//! review. Regenerate with `GROUNDKIT_BLESS=1 cargo test -p groundkit-tests --test it -- schemas openapi`.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,9 @@ use groundkit_server::{AppState, Limits};
 use groundkit_tests::TestServer;
 use serde_json::{Value, json};
 
-fn snapshot(name: &str, actual: &Value) {
+/// Compare `actual` with the snapshot `name` in `tests/snapshots/` (write it with
+/// `GROUNDKIT_BLESS=1`).
+pub(crate) fn snapshot(name: &str, actual: &Value) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("snapshots")
         .join(name);

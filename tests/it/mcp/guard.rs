@@ -1,5 +1,6 @@
 //! Serving safety over real loopback HTTP: the Host/Origin matrix on REST and `/mcp`, answered
-//! before any body is read, and the bind guard of the real binary.
+//! before any body is read (and before an interim `100 Continue`), and the bind guard of the
+//! real binaries.
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
@@ -8,6 +9,7 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use groundkit_server::{HostPolicy, Limits, mcp};
+use groundkit_tests::ServerProcess;
 
 use super::support::{
     Server, hello_bin, hello_state, initialize_frame, raw, read_response, request, short_limits,
@@ -390,4 +392,123 @@ fn mcp_mounted_alone_in_an_app_without_a_guard_checks_host_and_origin_itself() {
         (403, Some("forbidden_origin".to_owned()))
     );
     assert_eq!(post(&[("Host", &good)]).0, 200);
+}
+
+#[test]
+fn every_spelling_of_the_wildcard_must_name_its_hosts_and_then_answers_only_those() {
+    // `0`, `0.0` and `0x0` are what the resolver reads as 0.0.0.0: the bind is a wildcard
+    // whatever the spelling.
+    let spellings = ["0", "0.0", "0x0", "0.0.0.0", "::", "[::]", "::ffff:0.0.0.0"];
+    let index = tempfile::tempdir().expect("index dir");
+    let grk = |host: &str, extra: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_grk-it"));
+        command.arg("--index-dir").arg(index.path()).args([
+            "serve",
+            "--host",
+            host,
+            "--port",
+            "0",
+            "--allow-remote-access",
+        ]);
+        ServerProcess::spawn(command.args(extra))
+    };
+    for host in spellings {
+        match grk(host, &[]) {
+            Ok(server) => {
+                let foreign = raw(
+                    server.loopback(),
+                    b"GET /collections HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+                );
+                panic!(
+                    "{host}: served at {} with no Host named; a foreign Host got {}",
+                    server.addr, foreign.status
+                );
+            }
+            Err((status, log)) => {
+                assert_eq!(status.code(), Some(2), "{host}: {log}");
+                assert!(log.contains("--allowed-host"), "{host}: {log}");
+            }
+        }
+    }
+    for host in spellings {
+        let server = grk(host, &["--allowed-host", "corpus.lan"])
+            .unwrap_or_else(|(status, log)| panic!("{host}: exited {status}: {log}"));
+        let port = server.addr.port();
+        let get = |host_header: &str| {
+            let head = format!("GET /collections HTTP/1.1\r\nHost: {host_header}\r\n\r\n");
+            raw(server.loopback(), head.as_bytes())
+        };
+        let foreign = get(&format!("evil.example:{port}"));
+        assert_eq!(foreign.status, 403, "{host}: {}", foreign.body);
+        assert_eq!(foreign.json()["kind"], "forbidden_host", "{host}");
+        for allowed in [format!("corpus.lan:{port}"), format!("127.0.0.1:{port}")] {
+            assert_eq!(get(&allowed).status, 200, "{host}: {allowed}");
+        }
+    }
+}
+
+#[test]
+fn a_request_expecting_100_continue_gets_it_only_when_its_host_and_origin_are_allowed() {
+    let server = Server::start(hello_state(Limits::default()));
+    let good = format!("127.0.0.1:{}", server.addr.port());
+    let initialize = initialize_frame(1, "2025-11-25");
+    let routes = [
+        (
+            "/mcp",
+            "Accept: application/json, text/event-stream\r\n",
+            initialize.as_str(),
+        ),
+        ("/text/stats", "", r#"{"text": "one two two"}"#),
+    ];
+    for (path, extra, body) in routes {
+        let head = |host: &str, origin: &str| {
+            format!(
+                "POST {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\n{extra}Expect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )
+        };
+        let connect = || {
+            let stream = TcpStream::connect(server.addr).expect("connect");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .expect("timeout");
+            stream
+        };
+        for (name, head, kind) in [
+            ("foreign Host", head("evil.example", ""), "forbidden_host"),
+            (
+                "foreign Origin",
+                head(&good, "Origin: http://evil.example\r\n"),
+                "forbidden_origin",
+            ),
+        ] {
+            // The body is never sent: the refusal is the first and only answer.
+            let mut stream = connect();
+            stream.write_all(head.as_bytes()).expect("write the head");
+            let response = read_response(&mut stream);
+            assert_eq!(response.status, 403, "{path}: {name}: {}", response.body);
+            assert_eq!(response.json()["kind"], kind, "{path}: {name}");
+            assert!(response.header("x-request-id").is_some(), "{path}: {name}");
+        }
+        let mut stream = connect();
+        stream
+            .write_all(head(&good, "").as_bytes())
+            .expect("write the head");
+        let mut interim = Vec::new();
+        let mut byte = [0u8; 1];
+        while !interim.ends_with(b"\r\n\r\n") {
+            let read =
+                std::io::Read::read(&mut stream, &mut byte).expect("read the interim answer");
+            assert_eq!(read, 1, "{path}: closed after {interim:?}");
+            interim.push(byte[0]);
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&interim),
+            "HTTP/1.1 100 Continue\r\n\r\n",
+            "{path}"
+        );
+        stream.write_all(body.as_bytes()).expect("write the body");
+        let response = read_response(&mut stream);
+        assert_eq!(response.status, 200, "{path}: {}", response.body);
+    }
 }

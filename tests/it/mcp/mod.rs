@@ -10,10 +10,14 @@
 //!   lists, at the limit and one past it: `limits.rs` (session expiry: `http.rs`).
 //! - Every route refuses a disallowed Host or a foreign Origin before reading a body, and `/mcp`
 //!   mounted alone guards itself: `guard::host_and_origin_matrix_on_rest_and_mcp`,
-//!   `guard::a_forbidden_host_is_refused_before_the_body_is_read`,
+//!   `guard::a_forbidden_host_is_refused_before_the_body_is_read`, and before an interim
+//!   `100 Continue` invites it:
+//!   `guard::a_request_expecting_100_continue_gets_it_only_when_its_host_and_origin_are_allowed`,
 //!   `guard::mcp_mounted_alone_in_an_app_without_a_guard_checks_host_and_origin_itself`; the
 //!   binary binds beyond loopback only when told:
-//!   `guard::the_binary_refuses_non_loopback_binds_without_allow_remote_access`.
+//!   `guard::the_binary_refuses_non_loopback_binds_without_allow_remote_access`, and a wildcard
+//!   bind, however it is spelled, only with the Hosts it serves named:
+//!   `guard::every_spelling_of_the_wildcard_must_name_its_hosts_and_then_answers_only_those`.
 //! - One request, one access line:
 //!   `access::one_rest_request_and_one_mcp_http_request_write_one_access_line_each`,
 //!   `access::a_streamed_mcp_answer_writes_one_line_once_the_call_is_done`.

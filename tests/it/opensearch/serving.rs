@@ -1,15 +1,14 @@
 //! Serving from the cluster: the service's tools on every transport, `grk ingest --backend
 //! opensearch`, a publish killed mid-load, and two `grk serve` processes during an alias flip.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig};
 use groundkit_retrieval::CollectionCache;
 use groundkit_server::service::ServiceContext;
+use groundkit_tests::ServerProcess;
 use serde_json::{Value, json};
 
 use super::{TestCluster, cluster, http};
@@ -258,8 +257,7 @@ fn a_publish_killed_while_loading_never_moves_the_alias_and_the_next_ingest_clea
 
 /// A `grk serve` process; killed when dropped.
 pub(crate) struct Serve {
-    child: Child,
-    addr: SocketAddr,
+    process: ServerProcess,
     _index: Option<tempfile::TempDir>,
 }
 
@@ -282,33 +280,10 @@ impl Serve {
 
     /// Runs `command` (a `grk` with its global options) as `serve --port 0`.
     pub(crate) fn start_command(command: &mut Command) -> Self {
-        let mut child = command
-            .args(["serve", "--port", "0"])
-            .env("GROUNDKIT_LOG", "info")
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn grk serve");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let addr = loop {
-            let mut line = String::new();
-            assert!(
-                stderr.read_line(&mut line).expect("read") > 0,
-                "grk serve exited"
-            );
-            if let Some(rest) = line.split("serving REST on http://").nth(1) {
-                break rest
-                    .split_whitespace()
-                    .next()
-                    .expect("address")
-                    .parse()
-                    .expect("address");
-            }
-        };
-        // Keep reading the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in stderr.lines() {});
+        let process = ServerProcess::spawn(command.args(["serve", "--port", "0"]))
+            .unwrap_or_else(|(status, log)| panic!("grk serve exited ({status}): {log}"));
         Self {
-            child,
-            addr,
+            process,
             _index: None,
         }
     }
@@ -327,10 +302,10 @@ impl Serve {
     /// `POST path` with a JSON body.
     pub(crate) fn post(&self, path: &str, body: &str) -> groundkit_tests::Response {
         groundkit_tests::send_raw(
-            self.addr,
+            self.process.addr,
             &format!(
                 "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                self.addr,
+                self.process.addr,
                 body.len()
             ),
         )
@@ -341,13 +316,6 @@ impl Serve {
         let response = self.post("/search", &body);
         assert_eq!(response.status, 200, "{}", response.body);
         response.json()
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

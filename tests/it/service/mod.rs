@@ -18,12 +18,22 @@
 //! - Errors leak nothing and query text stays out of logs:
 //!   `rest::every_error_path_has_its_kind_and_leaks_nothing`,
 //!   `transports::no_transport_logs_the_query_text_at_info`.
+//! - The REST contract a generated client relies on: every error a route answers is declared
+//!   on it with its kind, the README's status table is the document's, and component names
+//!   do not change unnoticed:
+//!   `openapi::every_error_the_service_answers_is_declared_on_its_route_with_its_kind`,
+//!   `openapi::the_readme_lists_the_status_of_every_kind_as_the_openapi_document_declares_it`,
+//!   `openapi::the_names_of_the_openapi_components_match_their_snapshot`.
+//! - The README's quick start shows what the bundled sample answers:
+//!   `readme::the_quick_start_shows_what_the_bundled_sample_answers`.
 //! - Request bounds at the limit and one past: `bounds.rs`; `grk`'s exit codes: `exit_codes.rs`.
 
 mod bounds;
 mod client_errors;
 mod descriptions;
 mod exit_codes;
+mod openapi;
+mod readme;
 mod rest;
 pub(crate) mod transports;
 

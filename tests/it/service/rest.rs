@@ -71,7 +71,8 @@ fn no_request_carries_paths_urls_or_provider_settings() {
     }
 }
 
-fn search(server: &TestServer, body: Value) -> Response {
+/// `POST /search` with `body`.
+pub(super) fn search(server: &TestServer, body: Value) -> Response {
     server.post_json("/search", &body.to_string())
 }
 
