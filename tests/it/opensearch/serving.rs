@@ -291,10 +291,10 @@ impl Serve {
     /// `GET path`.
     pub(crate) fn get(&self, path: &str) -> groundkit_tests::Response {
         groundkit_tests::send_raw(
-            self.addr,
+            self.process.addr,
             &format!(
                 "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                self.addr
+                self.process.addr
             ),
         )
     }
