@@ -69,6 +69,7 @@ impl CollectionPaths {
     }
 
     /// The directory generation `generation` is built in before it is renamed into place.
+    #[cfg(feature = "ingest")]
     pub(crate) fn build_dir(&self, generation: u64) -> PathBuf {
         self.tantivy
             .join(format!("{}.tmp", generation_name(generation)))
@@ -90,6 +91,7 @@ pub(crate) const VECTOR_GRAPH_FILE: &str = "vectors.hnsw";
 /// Files an earlier groundkit wrote into a generation directory and nothing reads now (the
 /// champion lists of bounded lexical search): never carried into a new generation, so they go
 /// with the generation that has them.
+#[cfg(feature = "ingest")]
 pub(crate) const RETIRED_FILES: &[&str] = &["champions.bin"];
 
 /// Whether `path` is a groundkit collection, decided without SQLite and without writing anything.

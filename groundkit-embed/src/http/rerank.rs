@@ -24,6 +24,17 @@ use crate::setting::{Names, Setting};
 /// that echoes the passages back stays well under this).
 const BODY_BYTES_PER_PASSAGE: u64 = 64 << 10;
 
+/// A failed probe as an error: the policy's refusal as it is, any other failure described.
+fn probe_failed(failure: Attempt) -> Error {
+    match failure {
+        Attempt::Refused(err) => err,
+        other => Error::rerank(
+            format!("the rerank endpoint failed the probe: {}", other.describe()),
+            None,
+        ),
+    }
+}
+
 /// Which request shape the endpoint takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RerankApi {
@@ -143,6 +154,34 @@ impl HttpReranker {
     /// found at start rather than by the first search. A URL the policy refuses is a
     /// validation error naming the host and the setting that opts in; no connection is made for it.
     pub fn connect(config: HttpRerankerConfig) -> Result<Self, Error> {
+        let reranker = Self::configured(config)?;
+        reranker.probe().map_err(probe_failed)?;
+        Ok(reranker)
+    }
+
+    /// [`connect`](Self::connect), except that an endpoint that does not answer the probe (a
+    /// timeout, a refused connection, a 429 or 5xx, each retried as configured) is not an
+    /// error: the reranker is returned, and a search that reranks answers `rerank_error` until
+    /// the endpoint answers (the probe teaches a reranker nothing, so nothing else waits for
+    /// it). A configuration the endpoint refuses (another 4xx, an answer that is not scores) is
+    /// still an error.
+    pub fn connect_unless_refused(config: HttpRerankerConfig) -> Result<Self, Error> {
+        let reranker = Self::configured(config)?;
+        match reranker.probe() {
+            Err(failure @ Attempt::Retry { .. }) => {
+                tracing::warn!(
+                    "the rerank endpoint did not answer the probe ({}); searches that rerank \
+                     answer rerank_error until it does",
+                    failure.describe()
+                );
+                Ok(reranker)
+            }
+            answered => answered.map_err(probe_failed).map(|_| reranker),
+        }
+    }
+
+    /// The reranker the configuration describes, checked; nothing is sent.
+    fn configured(config: HttpRerankerConfig) -> Result<Self, Error> {
         let url_field = (config.names)(Setting::Url);
         let (origin, path) = checked_url(&config.url, url_field, "rerank endpoint")?;
         let path = path.trim_end_matches('/');
@@ -175,16 +214,12 @@ impl HttpReranker {
             batch_size: config.batch_size,
             max_retries: config.max_retries,
         };
-        reranker
-            .post("groundkit rerank probe", &["groundkit rerank probe"])
-            .map_err(|failure| match failure {
-                Attempt::Refused(err) => err,
-                other => Error::rerank(
-                    format!("the rerank endpoint failed the probe: {}", other.describe()),
-                    None,
-                ),
-            })?;
         Ok(reranker)
+    }
+
+    /// Scores one probe pair.
+    fn probe(&self) -> Result<Vec<f32>, Attempt> {
+        self.post("groundkit rerank probe", &["groundkit rerank probe"])
     }
 
     /// One batch, retried as configured: a score per passage, in order.

@@ -66,8 +66,8 @@ pub fn run(cli: Cli) -> ExitCode {
         crate::logging::init();
     }
     // The embedder the options name, loaded (or connected) once; a model that does not load or
-    // an endpoint that is refused is a usage error. A server keeps probing an endpoint that
-    // does not answer yet, and serves what needs no embedder meanwhile.
+    // an endpoint that is refused is a usage error. A server starts while an endpoint does not
+    // answer yet, and serves what needs neither meanwhile.
     let embedder = match cli.embed.load(serving) {
         Ok(embedder) => embedder,
         Err(err) => {
@@ -77,13 +77,15 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     // The reranker, loaded only by the commands that use one.
     let reranking = match &cli.command {
-        Command::Search(_) | Command::Status(_) | Command::Serve(_) => match cli.rerank.load() {
-            Ok(reranking) => reranking,
-            Err(err) => {
-                report_error(&err);
-                return ExitCode::from(exit::USAGE);
+        Command::Search(_) | Command::Status(_) | Command::Serve(_) => {
+            match cli.rerank.load(serving) {
+                Ok(reranking) => reranking,
+                Err(err) => {
+                    report_error(&err);
+                    return ExitCode::from(exit::USAGE);
+                }
             }
-        },
+        }
         _ if cli.rerank.any_given() => {
             report_error(&Error::Validation {
                 field: "rerank".to_owned(),

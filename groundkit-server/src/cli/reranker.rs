@@ -90,8 +90,10 @@ impl RerankArgs {
         super::source::any_given(self)
     }
 
-    /// The reranker these options name, loaded; `None` when they name none.
-    pub(crate) fn load(&self) -> Result<Option<Reranking>, Error> {
+    /// The reranker these options name, loaded; `None` when they name none. With
+    /// `unless_refused`, an endpoint that does not answer is not an error (see
+    /// [`HttpReranker::connect_unless_refused`]).
+    pub(crate) fn load(&self, unless_refused: bool) -> Result<Option<Reranking>, Error> {
         let source = ModelSource {
             prefix: "rerank",
             dir: self.rerank_model.as_deref(),
@@ -127,7 +129,11 @@ impl RerankArgs {
                 config.allow_private = self.rerank_allow_private;
                 config.api_key = api_key;
                 config.names = rerank_names;
-                Arc::new(HttpReranker::connect(config)?)
+                Arc::new(if unless_refused {
+                    HttpReranker::connect_unless_refused(config)?
+                } else {
+                    HttpReranker::connect(config)?
+                })
             }
         };
         tracing::info!(

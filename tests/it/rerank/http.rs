@@ -1,7 +1,7 @@
 //! The endpoint reranker against the real test server (`tests/rerank/rerank_server.py`, the tiny
 //! cross-encoder in numpy): agreement with the in-process model in both request shapes,
 //! batching, retries, timeouts, the API key, the outbound address policy, and reranking through
-//! `grk` and through a server whose endpoint has gone away.
+//! `grk` and through a server whose endpoint has gone away or is not up yet.
 
 use std::process::Command;
 use std::time::Duration;
@@ -332,4 +332,49 @@ fn grk_reranks_with_a_cross_encoder_named_on_the_hub() {
     }
     json_output(search(&["--rerank-hub-model", repo]));
     assert_eq!(hub.requests(), asked, "a later run loads from the cache");
+}
+
+/// `grk serve` whose rerank endpoint does not answer at start-up starts anyway: searches that
+/// do not rerank are served, one that reranks answers 502 `rerank_error`, and once the endpoint
+/// answers, reranked searches are served, with nothing restarted.
+#[test]
+fn a_server_starts_while_its_rerank_endpoint_is_down_and_reranks_once_it_answers() {
+    let fx = crate::service::corpus();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/rerank");
+    let mut command = fx.grk();
+    command
+        .args(["--rerank-url", &url, "--rerank-api", "tei"])
+        .args([
+            "--rerank-api-model",
+            "tiny-served",
+            "--rerank-allow-private",
+        ])
+        .args(["serve", "--port", "0"]);
+    let server = groundkit_tests::ServerProcess::spawn(&mut command)
+        .unwrap_or_else(|(status, log)| panic!("grk serve exited ({status}): {log}"));
+    let search = |rerank: bool| {
+        let body = json!({"collection": "papers", "query": "tea", "rerank": rerank}).to_string();
+        groundkit_tests::send_raw(
+            server.addr,
+            &format!(
+                "POST /search HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                server.addr,
+                body.len()
+            ),
+        )
+    };
+    assert_eq!(search(false).status, 200, "a search that does not rerank");
+    let down = search(true);
+    assert_eq!(down.status, 502, "{}", down.body);
+    assert_eq!(down.json()["kind"], "rerank_error");
+
+    let _endpoint = RerankServer::start(&["--port", &port.to_string()]);
+    let up = search(true);
+    assert_eq!(up.status, 200, "{}", up.body);
+    assert_eq!(up.json()["metadata"]["rerank_model"], "tiny-served");
 }
