@@ -68,18 +68,32 @@ impl TestServer {
 
     /// `GET path` with a correct `Host`.
     pub fn get(&self, path: &str) -> Response {
-        self.raw(&format!(
-            "GET {path} HTTP/1.1\r\nHost: {{addr}}\r\nConnection: close\r\n\r\n"
-        ))
+        get(self.addr, path)
     }
 
     /// `POST path` with a JSON body and a correct `Host`.
     pub fn post_json(&self, path: &str, body: &str) -> Response {
-        self.raw(&format!(
-            "POST {path} HTTP/1.1\r\nHost: {{addr}}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        ))
+        post_json(self.addr, path, body)
     }
+}
+
+/// `GET path` to `addr`, with `Host: addr`.
+pub fn get(addr: SocketAddr, path: &str) -> Response {
+    send_raw(
+        addr,
+        &format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+/// `POST path` to `addr` with a JSON body, with `Host: addr`.
+pub fn post_json(addr: SocketAddr, path: &str, body: &str) -> Response {
+    send_raw(
+        addr,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
 }
 
 impl Drop for TestServer {
@@ -159,6 +173,16 @@ impl ServerProcess {
     /// The same port on `127.0.0.1`: where a client on this machine reaches a wildcard bind.
     pub fn loopback(&self) -> SocketAddr {
         SocketAddr::from(([127, 0, 0, 1], self.addr.port()))
+    }
+
+    /// `GET path` on [`loopback`](Self::loopback), with that `Host`.
+    pub fn get(&self, path: &str) -> Response {
+        get(self.loopback(), path)
+    }
+
+    /// `POST path` on [`loopback`](Self::loopback) with a JSON body, with that `Host`.
+    pub fn post_json(&self, path: &str, body: &str) -> Response {
+        post_json(self.loopback(), path, body)
     }
 }
 

@@ -12,7 +12,6 @@ use groundkit_retrieval::embed::{Embedder, Role, dot};
 
 use super::minilm;
 use super::server::{EmbedServer, Relay};
-use crate::opensearch::serving::Serve;
 
 const SECRET: &str = "secret-provider-detail";
 
@@ -389,10 +388,12 @@ fn a_server_starts_while_its_endpoint_is_down_and_serves_dense_search_once_it_an
     command
         .args(["--embed-url", &base, "--embed-api-model", "minilm"])
         .arg("--embed-allow-private");
-    let server = Serve::start_command(&mut command);
+    command.args(["serve", "--port", "0"]);
+    let server = groundkit_tests::ServerProcess::spawn(&mut command)
+        .unwrap_or_else(|(status, log)| panic!("grk serve exited ({status}): {log}"));
     let search = |mode: &str| {
         let body = serde_json::json!({"collection": "c", "query": "jet lag", "mode": mode});
-        server.post("/search", &body.to_string())
+        server.post_json("/search", &body.to_string())
     };
     assert_eq!(
         search("lexical").status,

@@ -21,7 +21,7 @@
 //!   behind TLS and a password is reached with the operator's CA and environment: `tls.rs`.
 
 mod backend;
-pub(crate) mod serving;
+mod serving;
 mod tls;
 
 use std::io::{Read, Write};

@@ -288,27 +288,9 @@ impl Serve {
         }
     }
 
-    /// `GET path`.
-    pub(crate) fn get(&self, path: &str) -> groundkit_tests::Response {
-        groundkit_tests::send_raw(
-            self.process.addr,
-            &format!(
-                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                self.process.addr
-            ),
-        )
-    }
-
     /// `POST path` with a JSON body.
     pub(crate) fn post(&self, path: &str, body: &str) -> groundkit_tests::Response {
-        groundkit_tests::send_raw(
-            self.process.addr,
-            &format!(
-                "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                self.process.addr,
-                body.len()
-            ),
-        )
+        self.process.post_json(path, body)
     }
 
     fn search(&self, query: &str) -> Value {

@@ -357,16 +357,8 @@ fn a_server_starts_while_its_rerank_endpoint_is_down_and_reranks_once_it_answers
     let server = groundkit_tests::ServerProcess::spawn(&mut command)
         .unwrap_or_else(|(status, log)| panic!("grk serve exited ({status}): {log}"));
     let search = |rerank: bool| {
-        let body = json!({"collection": "papers", "query": "tea", "rerank": rerank}).to_string();
-        groundkit_tests::send_raw(
-            server.addr,
-            &format!(
-                "POST /search HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                server.addr,
-                body.len()
-            ),
-        )
+        let body = json!({"collection": "papers", "query": "tea", "rerank": rerank});
+        server.post_json("/search", &body.to_string())
     };
     assert_eq!(search(false).status, 200, "a search that does not rerank");
     let down = search(true);
