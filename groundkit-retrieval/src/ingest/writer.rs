@@ -169,7 +169,7 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| Error::internal("ingest store missing"))
     }
 
-    fn builder(&mut self) -> Result<&GenerationBuilder, Error> {
+    fn builder(&mut self) -> Result<&mut GenerationBuilder, Error> {
         if self.builder.is_none() {
             self.builder = Some(GenerationBuilder::start(
                 self.paths,
@@ -179,7 +179,7 @@ impl<'a> Writer<'a> {
             )?);
         }
         self.builder
-            .as_ref()
+            .as_mut()
             .ok_or_else(|| Error::internal("generation builder missing"))
     }
 

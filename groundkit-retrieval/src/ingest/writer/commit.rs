@@ -110,7 +110,7 @@ impl Writer<'_> {
                 .ok_or_else(|| Error::internal("ingest store missing"))?;
             let builder = writer
                 .builder
-                .as_ref()
+                .as_mut()
                 .ok_or_else(|| Error::internal("no generation builder"))?;
             let fields = builder.fields;
             for (chunk_id, start, end, content) in write::chunks_of(conn, &document_id)? {
