@@ -39,12 +39,14 @@ pub(super) enum Change {
     Unchanged,
 }
 
-/// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`). Dropping the
-/// connection without [`Writer::commit`] rolls the transaction back.
+/// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`), then removes
+/// what a killed ingest left while creating the collection. Dropping the connection without
+/// [`Writer::commit`] rolls the transaction back.
 fn begin(paths: &CollectionPaths) -> Result<Connection, Error> {
     let conn = write::open_for_write(paths)?;
     conn.execute_batch("BEGIN IMMEDIATE")
         .map_err(store::sql_err("cannot start the ingest transaction"))?;
+    write::remove_creation_leftovers(paths)?;
     Ok(conn)
 }
 

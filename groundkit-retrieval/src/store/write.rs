@@ -1,9 +1,10 @@
-//! Writes to a collection's store, for ingest only: creating it with its schema, upgrading an
-//! older schema, and the row-level changes of one ingest transaction.
+//! Writes to a collection's store, for ingest only: creating it with its schema (under a
+//! temporary name, linked into place once whole), upgrading an older schema, and the row-level
+//! changes of one ingest transaction.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::collection::{CollectionPaths, is_groundkit_store};
+use crate::collection::{CollectionPaths, Identity, identify_store};
 use crate::model::SourceClass;
 use crate::store::{
     BUSY_TIMEOUT, is_groundkit, persist_wal, schema_version, source_class_at, sql_err,
@@ -72,26 +73,18 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
         message: "a file of that name in the index directory is not a groundkit collection"
             .to_owned(),
     };
-    let exists = paths.sqlite.exists();
-    if exists && !is_groundkit_store(&paths.sqlite) {
+    if !paths.sqlite.exists() {
+        create(paths)?;
+    }
+    if identify_store(paths)? == Identity::NotOurs {
         return Err(not_ours());
     }
     let conn = Connection::open(&paths.sqlite).map_err(sql_err("cannot open the collection"))?;
-    if exists && !is_groundkit(&conn) {
+    if !is_groundkit(&conn)? {
         return Err(not_ours());
     }
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql_err("cannot configure the collection"))?;
-    if !exists {
-        // Header fields first, in rollback mode, so the identity is in the main file before
-        // anything else: the header probe never sees a half-created collection as ours.
-        conn.execute_batch(&format!(
-            "PRAGMA application_id = {APPLICATION_ID};
-             PRAGMA user_version = {SCHEMA_VERSION};
-             BEGIN; {SCHEMA} {SUPERSEDED} COMMIT;"
-        ))
-        .map_err(sql_err("cannot create the collection"))?;
-    }
     let mut version = schema_version(&conn)?;
     if version == 1 {
         conn.execute_batch(&format!(
@@ -124,6 +117,88 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(sql_err("cannot configure the collection"))?;
     Ok(conn)
+}
+
+/// Creates a new collection's store: header fields, schema, counts and WAL mode are written to a
+/// [creation file](CollectionPaths::creation_file), which is synced and then linked under the
+/// collection's name (and the directory synced). So the name appears only on a whole, empty store
+/// in WAL mode: a kill or a failure at any moment before leaves at most a creation file, which no
+/// listing shows and the next ingest removes ([`remove_creation_leftovers`]), and none after
+/// leaves the store in a state an ingest or a reader refuses. Linking never replaces a file: when
+/// another ingest created the collection first, its store is kept and this one's discarded (on a
+/// file system without hard links the file is renamed into place instead).
+fn create(paths: &CollectionPaths) -> Result<(), Error> {
+    let tag = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let tmp = paths.creation_file(&tag);
+    let result = build_store(&tmp).and_then(|()| {
+        match std::fs::hard_link(&tmp, &paths.sqlite) {
+            Ok(()) => Ok(()),
+            // Another ingest linked its store first (and may have removed this one's file).
+            Err(_) if paths.sqlite.exists() => Ok(()),
+            // A file system without hard links: a rename, which replaces a store another ingest
+            // linked only in the instant since the check above.
+            Err(_) => std::fs::rename(&tmp, &paths.sqlite)
+                .map_err(|err| Error::storage("cannot create the collection", err)),
+        }
+    });
+    let _ = std::fs::remove_file(&tmp);
+    result.and_then(|()| sync_parent(&paths.sqlite))
+}
+
+/// Writes a new, empty store at `path` and syncs it. The connection is closed on return, so
+/// SQLite has removed its journal and, the store being in WAL mode, its `-wal` and `-shm`.
+fn build_store(path: &std::path::Path) -> Result<(), Error> {
+    let conn = Connection::open(path).map_err(sql_err("cannot create the collection"))?;
+    // No sync of its own: the file is synced once, whole, before it is linked, and a creation file
+    // a crash interrupts is discarded, never recovered.
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = OFF;
+         BEGIN;
+         PRAGMA application_id = {APPLICATION_ID};
+         PRAGMA user_version = {SCHEMA_VERSION};
+         {SCHEMA} {SUPERSEDED} INSERT {COUNTS};
+         COMMIT;
+         PRAGMA journal_mode = WAL;"
+    ))
+    .map_err(sql_err("cannot create the collection"))?;
+    conn.close()
+        .map_err(|(_, err)| Error::storage("cannot create the collection", err))?;
+    std::fs::File::open(path)
+        .and_then(|file| file.sync_all())
+        .map_err(|err| Error::storage("cannot create the collection", err))
+}
+
+/// Syncs the directory holding `path`, so a link or rename in it is durable.
+fn sync_parent(path: &std::path::Path) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    std::fs::File::open(dir)
+        .and_then(|dir| dir.sync_all())
+        .map_err(|err| Error::storage("cannot sync the index directory", err))
+}
+
+/// Removes what killed ingests left while creating this collection (creation files and their
+/// SQLite companions). Called with the store's write lock held, once the store exists: any
+/// creation file is then a dead one, or one whose link would find the store already there.
+pub(crate) fn remove_creation_leftovers(paths: &CollectionPaths) -> Result<(), Error> {
+    let Some(dir) = paths.sqlite.parent() else {
+        return Ok(());
+    };
+    let entries = std::fs::read_dir(dir)
+        .map_err(|err| Error::storage("cannot read the index directory", err))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name.to_str().is_some_and(|n| paths.is_creation_file(n)) {
+            std::fs::remove_file(entry.path())
+                .map_err(|err| Error::storage("cannot remove a killed ingest's leftover", err))?;
+        }
+    }
+    Ok(())
 }
 
 /// Records `generation` as committed, with the document and chunk counts as they stand in this
