@@ -36,7 +36,13 @@ pub(crate) fn tantivy_failure(context: &'static str, dir: &Path, err: &TantivyEr
         }
         _ => (None, None),
     };
-    let cause = match (io_error, err) {
+    // An indexing thread reports its I/O failure as text (`InternalError("No space left on
+    // device (os error 28)")`): the OS error number in it is the cause.
+    let in_text = io_error
+        .is_none()
+        .then(|| os_error_in(&err.to_string()))
+        .flatten();
+    let cause = match (io_error.or(in_text.as_ref()), err) {
         (Some(io_error), _) => io_cause(io_error),
         (None, TantivyError::OpenReadError(OpenReadError::FileDoesNotExist(_))) => {
             "the file does not exist".to_owned()
@@ -50,8 +56,17 @@ pub(crate) fn tantivy_failure(context: &'static str, dir: &Path, err: &TantivyEr
         Some(file) => format!("{cause} ({})", in_index_dir(&dir.join(file))),
         None => format!("{cause} (in {})", in_index_dir(dir)),
     };
-    let kind = io_error.map_or(io::ErrorKind::Other, io::Error::kind);
+    let kind = io_error
+        .or(in_text.as_ref())
+        .map_or(io::ErrorKind::Other, io::Error::kind);
     Error::storage(context, io::Error::new(kind, detail))
+}
+
+/// The OS error whose number `text` carries as `(os error N)`, as `io::Error` renders one.
+fn os_error_in(text: &str) -> Option<io::Error> {
+    let (_, rest) = text.split_once("(os error ")?;
+    let (number, _) = rest.split_once(')')?;
+    number.parse().ok().map(io::Error::from_raw_os_error)
 }
 
 /// The cause of an I/O failure in words, the way an operator would say it.
@@ -122,6 +137,14 @@ mod tests {
             &err,
         ));
         assert!(text.ends_with("no space left on the device (in papers.tantivy/g4.tmp)"));
+        // What an indexing thread returned when `grk ingest` filled a 300 KiB tmpfs.
+        let err = TantivyError::InternalError(io::Error::from_raw_os_error(28).to_string());
+        let text = shown(&tantivy_failure("cannot index a chunk", dir, &err));
+        assert_eq!(
+            text,
+            "storage failure: cannot index a chunk: no space left on the device \
+             (in papers.tantivy/g4.tmp)"
+        );
         assert_eq!(
             io_cause(&io::Error::from(io::ErrorKind::StorageFull)),
             "no space left on the device"
