@@ -343,3 +343,42 @@ fn a_permission_error_mid_ingest_names_the_cause_in_words_and_the_file_relative_
         assert!(!line.contains(leak), "{leak:?} in {line}");
     }
 }
+
+/// A store whose header cannot be read (mode 000, `grk` run as a user the mode applies to) is a
+/// storage error naming the file relative to the index directory, never "does not exist"; the
+/// listing skips it.
+#[test]
+fn an_unreadable_store_is_a_storage_error_not_a_missing_collection() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let root = fx.base.parent().expect("root").to_path_buf();
+    fx.write("a.md", "whiskey text of a store made unreadable");
+    fx.ingest_all("c");
+    let store = fx.index.join("c.sqlite3");
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(GRK);
+        cmd.arg("--index-dir")
+            .arg(&fx.index)
+            .args(args)
+            .current_dir(&fx.base)
+            .env_remove("GROUNDKIT_INDEX_DIR");
+        unprivileged(&mut cmd, &root);
+        cmd.output().expect("run grk")
+    };
+    let out = run(&["status", "--collection", "c"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot read the header of c.sqlite3: Permission denied"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("does not exist"), "{stderr}");
+    assert!(
+        !stderr.contains(root.to_string_lossy().as_ref()),
+        "{stderr}"
+    );
+    let list = run(&["list", "--json"]);
+    let list: ListCollectionsResponse = json(&list);
+    assert!(list.collections.is_empty(), "{list:?}");
+}

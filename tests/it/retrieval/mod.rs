@@ -20,7 +20,9 @@
 //! - A collection name is validated before any disk access:
 //!   `listing::traversal_shaped_names_are_validation_errors_without_any_probe`; a store swapped
 //!   after the identity probe is never read:
-//!   `listing::a_store_swapped_after_the_identity_probe_is_not_found_never_read`.
+//!   `listing::a_store_swapped_after_the_identity_probe_is_not_found_never_read`; one whose header
+//!   cannot be read is a storage error, not a missing collection:
+//!   `cli::an_unreadable_store_is_a_storage_error_not_a_missing_collection`.
 //! - Sources are judged on the opened handle and read with bounded memory: `hostile.rs`.
 //! - Citations verify or say why not: `citations.rs`; a hit stays fetchable across later
 //!   generations: `generations::hits_stay_fetchable_after_one_and_several_later_generations`, until
