@@ -1,5 +1,6 @@
 //! Collection names, their on-disk layout (the store and its companions, the file a new store is
-//! created in, the generation directories), the read-only identity probe and enumeration.
+//! created in, the generation directories), how a message names a file of a collection (relative
+//! to the index directory), the read-only identity probe and enumeration.
 //!
 //! [`CollectionPaths`] is the one statement of where a collection's files are: the store, the
 //! generation directories (`g<N>`, built as `g<N>.tmp`) and the files a generation directory
@@ -102,6 +103,22 @@ impl CollectionPaths {
         self.tantivy
             .join(format!("{}.tmp", generation_name(generation)))
     }
+}
+
+/// `path` as a message names it: from its `<name>.tantivy` component on, which is where it lies
+/// relative to the index directory; only its file name when it has no such component.
+pub(crate) fn in_index_dir(path: &Path) -> String {
+    let components: Vec<std::path::Component<'_>> = path.components().collect();
+    let start = components.iter().rposition(|c| {
+        c.as_os_str()
+            .to_str()
+            .is_some_and(|name| name.ends_with(".tantivy"))
+    });
+    let shown: PathBuf = match start {
+        Some(start) => components[start..].iter().collect(),
+        None => path.file_name().map(PathBuf::from).unwrap_or_default(),
+    };
+    shown.display().to_string()
 }
 
 /// `path` with `suffix` appended to its file name.

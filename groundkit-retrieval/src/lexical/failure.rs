@@ -4,11 +4,12 @@
 //! prints `Debug` structures and absolute paths.
 
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use tantivy::TantivyError;
 use tantivy::directory::error::{OpenDirectoryError, OpenReadError, OpenWriteError};
 
+use crate::collection::in_index_dir;
 use groundkit_core::Error;
 
 /// Maps a tantivy failure met while working in the generation directory `dir`.
@@ -84,22 +85,6 @@ pub(crate) fn io_cause(err: &io::Error) -> String {
     }
 }
 
-/// `path` from its `<name>.tantivy` component on, which is where it lies relative to the index
-/// directory; only the file name when it has no such component.
-fn in_index_dir(path: &Path) -> String {
-    let components: Vec<Component<'_>> = path.components().collect();
-    let start = components.iter().rposition(|c| {
-        c.as_os_str()
-            .to_str()
-            .is_some_and(|name| name.ends_with(".tantivy"))
-    });
-    let shown: PathBuf = match start {
-        Some(start) => components[start..].iter().collect(),
-        None => path.file_name().map(PathBuf::from).unwrap_or_default(),
-    };
-    shown.display().to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -156,7 +141,7 @@ mod tests {
         let dir = Path::new("/srv/index/papers.tantivy/g2");
         let err = TantivyError::OpenReadError(OpenReadError::IoError {
             io_error: Arc::new(io::Error::from_raw_os_error(13)),
-            filepath: PathBuf::from("meta.json"),
+            filepath: std::path::PathBuf::from("meta.json"),
         });
         let text = shown(&tantivy_failure("cannot open the lexical index", dir, &err));
         assert_eq!(
