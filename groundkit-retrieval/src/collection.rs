@@ -69,6 +69,13 @@ impl CollectionPaths {
         companion(&self.sqlite, "-wal")
     }
 
+    /// The store's rollback journal, `<name>.sqlite3-journal` (only while a store is not in WAL
+    /// mode).
+    #[cfg(feature = "ingest")]
+    pub(crate) fn journal(&self) -> PathBuf {
+        companion(&self.sqlite, "-journal")
+    }
+
     /// The store's shared-memory index, `<name>.sqlite3-shm`.
     pub(crate) fn shm(&self) -> PathBuf {
         companion(&self.sqlite, "-shm")

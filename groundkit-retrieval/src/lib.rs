@@ -89,7 +89,9 @@
 //! in `.NAME.sqlite3.<tag>.tmp`, synced, and linked to `NAME.sqlite3` (never replacing a file),
 //! then the directory is synced: a name appears only on a whole store, and a kill before the link
 //! leaves only the temporary file, which no listing shows and the next ingest of the collection
-//! removes.
+//! removes. What a creation interrupted by an earlier version left in place (an empty
+//! `NAME.sqlite3`, or one with groundkit's application id and no tables) holds nothing, and the
+//! next ingest replaces it.
 
 // The read surface: everything a server needs, and nothing that writes.
 pub mod analysis;

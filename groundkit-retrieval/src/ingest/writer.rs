@@ -46,7 +46,7 @@ fn begin(paths: &CollectionPaths) -> Result<Connection, Error> {
     let conn = write::open_for_write(paths)?;
     conn.execute_batch("BEGIN IMMEDIATE")
         .map_err(store::sql_err("cannot start the ingest transaction"))?;
-    write::remove_creation_leftovers(paths)?;
+    store::create::remove_creation_leftovers(paths)?;
     Ok(conn)
 }
 

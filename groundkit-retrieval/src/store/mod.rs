@@ -1,6 +1,7 @@
 //! The SQLite store of a collection: the read-only connection and the reads `fetch_chunk`,
 //! `index_status` and the collection cache need. The schema and every write live in [`write`],
-//! which exists only with the `ingest` feature: a build without it cannot write a store.
+//! and the creation of a new store in [`create`], which exist only with the `ingest` feature: a
+//! build without it cannot write a store.
 
 use std::path::Path;
 use std::time::Duration;
@@ -12,6 +13,8 @@ use crate::APPLICATION_ID;
 use crate::model::SourceClass;
 use groundkit_core::Error;
 
+#[cfg(feature = "ingest")]
+pub(crate) mod create;
 #[cfg(feature = "ingest")]
 pub(crate) mod write;
 

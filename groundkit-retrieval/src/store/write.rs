@@ -1,19 +1,20 @@
-//! Writes to a collection's store, for ingest only: creating it with its schema (under a
-//! temporary name, linked into place once whole), upgrading an older schema, and the row-level
-//! changes of one ingest transaction.
+//! Writes to a collection's store, for ingest only: its schema, opening it for an ingest (creating
+//! it through [`create`] when absent), upgrading an older schema, and the row-level changes of one
+//! ingest transaction.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::SCHEMA_VERSION;
 use crate::collection::{CollectionPaths, Identity, identify_store};
 use crate::model::SourceClass;
+use crate::store::create;
 use crate::store::{
     BUSY_TIMEOUT, is_groundkit, persist_wal, schema_version, source_class_at, sql_err,
 };
-use crate::{APPLICATION_ID, SCHEMA_VERSION};
 use groundkit_core::Error;
 
 /// The tables of a new collection.
-const SCHEMA: &str = "
+pub(super) const SCHEMA: &str = "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value INTEGER NOT NULL
@@ -42,7 +43,7 @@ CREATE INDEX chunks_by_document ON chunks (document_id);
 
 /// Chunks that a later ingest replaced or removed, with everything `fetch_chunk` needs to cite and
 /// verify them, kept for the retention window (see [`sweep_superseded`]).
-const SUPERSEDED: &str = "
+pub(super) const SUPERSEDED: &str = "
 CREATE TABLE superseded_chunks (
     chunk_id      TEXT PRIMARY KEY,
     document_id   TEXT NOT NULL,
@@ -66,16 +67,15 @@ const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INT
 /// Opens (creating when absent) a collection's store for ingest.
 ///
 /// An existing file must already be a groundkit collection of this schema version; anything else
-/// is refused untouched.
+/// is refused untouched, but for what holds nothing, which is replaced by a new store
+/// ([`create::ensure`]).
 pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Error> {
     let not_ours = || Error::Validation {
         field: "collection".to_owned(),
         message: "a file of that name in the index directory is not a groundkit collection"
             .to_owned(),
     };
-    if !paths.sqlite.exists() {
-        create(paths)?;
-    }
+    create::ensure(paths)?;
     if identify_store(paths)? == Identity::NotOurs {
         return Err(not_ours());
     }
@@ -119,88 +119,6 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     Ok(conn)
 }
 
-/// Creates a new collection's store: header fields, schema, counts and WAL mode are written to a
-/// [creation file](CollectionPaths::creation_file), which is synced and then linked under the
-/// collection's name (and the directory synced). So the name appears only on a whole, empty store
-/// in WAL mode: a kill or a failure at any moment before leaves at most a creation file, which no
-/// listing shows and the next ingest removes ([`remove_creation_leftovers`]), and none after
-/// leaves the store in a state an ingest or a reader refuses. Linking never replaces a file: when
-/// another ingest created the collection first, its store is kept and this one's discarded (on a
-/// file system without hard links the file is renamed into place instead).
-fn create(paths: &CollectionPaths) -> Result<(), Error> {
-    let tag = format!(
-        "{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    );
-    let tmp = paths.creation_file(&tag);
-    let result = build_store(&tmp).and_then(|()| {
-        match std::fs::hard_link(&tmp, &paths.sqlite) {
-            Ok(()) => Ok(()),
-            // Another ingest linked its store first (and may have removed this one's file).
-            Err(_) if paths.sqlite.exists() => Ok(()),
-            // A file system without hard links: a rename, which replaces a store another ingest
-            // linked only in the instant since the check above.
-            Err(_) => std::fs::rename(&tmp, &paths.sqlite)
-                .map_err(|err| Error::storage("cannot create the collection", err)),
-        }
-    });
-    let _ = std::fs::remove_file(&tmp);
-    result.and_then(|()| sync_parent(&paths.sqlite))
-}
-
-/// Writes a new, empty store at `path` and syncs it. The connection is closed on return, so
-/// SQLite has removed its journal and, the store being in WAL mode, its `-wal` and `-shm`.
-fn build_store(path: &std::path::Path) -> Result<(), Error> {
-    let conn = Connection::open(path).map_err(sql_err("cannot create the collection"))?;
-    // No sync of its own: the file is synced once, whole, before it is linked, and a creation file
-    // a crash interrupts is discarded, never recovered.
-    conn.execute_batch(&format!(
-        "PRAGMA synchronous = OFF;
-         BEGIN;
-         PRAGMA application_id = {APPLICATION_ID};
-         PRAGMA user_version = {SCHEMA_VERSION};
-         {SCHEMA} {SUPERSEDED} INSERT {COUNTS};
-         COMMIT;
-         PRAGMA journal_mode = WAL;"
-    ))
-    .map_err(sql_err("cannot create the collection"))?;
-    conn.close()
-        .map_err(|(_, err)| Error::storage("cannot create the collection", err))?;
-    std::fs::File::open(path)
-        .and_then(|file| file.sync_all())
-        .map_err(|err| Error::storage("cannot create the collection", err))
-}
-
-/// Syncs the directory holding `path`, so a link or rename in it is durable.
-fn sync_parent(path: &std::path::Path) -> Result<(), Error> {
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    std::fs::File::open(dir)
-        .and_then(|dir| dir.sync_all())
-        .map_err(|err| Error::storage("cannot sync the index directory", err))
-}
-
-/// Removes what killed ingests left while creating this collection (creation files and their
-/// SQLite companions). Called with the store's write lock held, once the store exists: any
-/// creation file is then a dead one, or one whose link would find the store already there.
-pub(crate) fn remove_creation_leftovers(paths: &CollectionPaths) -> Result<(), Error> {
-    let Some(dir) = paths.sqlite.parent() else {
-        return Ok(());
-    };
-    let entries = std::fs::read_dir(dir)
-        .map_err(|err| Error::storage("cannot read the index directory", err))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if name.to_str().is_some_and(|n| paths.is_creation_file(n)) {
-            std::fs::remove_file(entry.path())
-                .map_err(|err| Error::storage("cannot remove a killed ingest's leftover", err))?;
-        }
-    }
-    Ok(())
-}
-
 /// Records `generation` as committed, with the document and chunk counts as they stand in this
 /// transaction: `index_status` reads them ([`store::status`](super::status)) instead of counting
 /// rows on every request.
@@ -217,7 +135,7 @@ pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), E
 
 /// The `meta` rows of the document and chunk counts, as the store's rows stand (after
 /// `INSERT OR IGNORE` or `INSERT OR REPLACE`).
-const COUNTS: &str = "INTO meta (key, value) VALUES
+pub(super) const COUNTS: &str = "INTO meta (key, value) VALUES
     ('document_count', (SELECT count(*) FROM documents)),
     ('chunk_count', (SELECT count(*) FROM chunks))";
 

@@ -385,3 +385,31 @@ fn a_first_ingest_killed_at_each_of_its_fsyncs_never_leaves_a_name_that_is_refus
         .collect();
     assert!(leftovers.is_empty(), "creation files left: {leftovers:?}");
 }
+
+/// What a creation interrupted by an earlier groundkit (which created the store in place) left
+/// under the collection's name holds nothing, and the next ingest replaces it with a whole store:
+/// an empty file beside a leftover journal, and a store with groundkit's application id but no
+/// tables (schema version 0, or the current one).
+#[test]
+fn what_an_interrupted_creation_left_in_place_is_replaced_by_the_next_ingest() {
+    let fx = Fixture::new();
+    version_one(&fx);
+    std::fs::create_dir_all(&fx.index).expect("index dir");
+    std::fs::write(fx.index.join("empty.sqlite3"), b"").expect("empty store");
+    std::fs::write(fx.index.join("empty.sqlite3-journal"), [0u8; 512]).expect("journal");
+    for (name, version) in [("version0", 0), ("tableless", retrieval::SCHEMA_VERSION)] {
+        let conn =
+            rusqlite::Connection::open(fx.index.join(format!("{name}.sqlite3"))).expect("create");
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {}; PRAGMA user_version = {version};",
+            retrieval::APPLICATION_ID
+        ))
+        .expect("stamp");
+    }
+    for name in ["empty", "version0", "tableless"] {
+        fx.grk_ok(&["ingest", "--collection", name, "."]);
+        let status = status_of(&fx, name);
+        assert_eq!((status.document_count, status.generation), (2, 1), "{name}");
+    }
+    assert!(!fx.index.join("empty.sqlite3-journal").exists());
+}

@@ -10,7 +10,9 @@
 //!   `crash::killed_ingest_while_embedding_leaves_readers_on_the_previous_generation_and_its_vectors`;
 //!   readers never fail while ingests commit: `generations::readers_never_fail_while_ingests_commit`;
 //!   a first ingest killed while creating the store leaves no name, or one that works:
-//!   `crash::a_first_ingest_killed_at_each_of_its_fsyncs_never_leaves_a_name_that_is_refused`.
+//!   `crash::a_first_ingest_killed_at_each_of_its_fsyncs_never_leaves_a_name_that_is_refused`,
+//!   and what an earlier version's interrupted creation left is replaced:
+//!   `crash::what_an_interrupted_creation_left_in_place_is_replaced_by_the_next_ingest`.
 //! - Reads create no file: `generations::reads_create_no_file_in_the_index_directory`,
 //!   `listing::missing_collection_is_not_found_and_creates_no_file`, a copy without its `-wal` and
 //!   `-shm` included: `listing::a_copy_without_its_wal_files_is_served_read_only_and_nothing_is_created`;
