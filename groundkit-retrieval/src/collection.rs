@@ -1,4 +1,6 @@
-//! Collection names, their on-disk layout, the read-only identity probe and enumeration.
+//! Collection names, their on-disk layout (the store and its companions, the file a new store is
+//! created in, the generation directories), how a message names a file of a collection (relative
+//! to the index directory), the read-only identity probe and enumeration.
 //!
 //! [`CollectionPaths`] is the one statement of where a collection's files are: the store, the
 //! generation directories (`g<N>`, built as `g<N>.tmp`) and the files a generation directory
@@ -62,6 +64,41 @@ impl CollectionPaths {
         })
     }
 
+    /// The store's write-ahead log, `<name>.sqlite3-wal`.
+    pub(crate) fn wal(&self) -> PathBuf {
+        companion(&self.sqlite, "-wal")
+    }
+
+    /// The store's rollback journal, `<name>.sqlite3-journal` (only while a store is not in WAL
+    /// mode).
+    #[cfg(feature = "ingest")]
+    pub(crate) fn journal(&self) -> PathBuf {
+        companion(&self.sqlite, "-journal")
+    }
+
+    /// The store's shared-memory index, `<name>.sqlite3-shm`.
+    pub(crate) fn shm(&self) -> PathBuf {
+        companion(&self.sqlite, "-shm")
+    }
+
+    /// The file a new store is created in before it is linked under the collection's name:
+    /// `.<name>.sqlite3.<tag>.tmp` in the index directory. A leading dot is something no
+    /// collection name has, and the name does not end in `.sqlite3`, so no listing shows it.
+    #[cfg(feature = "ingest")]
+    pub(crate) fn creation_file(&self, tag: &str) -> PathBuf {
+        self.sqlite
+            .with_file_name(format!(".{}.sqlite3.{tag}.tmp", self.name))
+    }
+
+    /// Whether `file_name` in the index directory is a creation file of this collection, or one
+    /// of SQLite's companions of one (a killed ingest's leftover).
+    #[cfg(feature = "ingest")]
+    pub(crate) fn is_creation_file(&self, file_name: &str) -> bool {
+        file_name
+            .strip_prefix(&format!(".{}.sqlite3.", self.name))
+            .is_some_and(|rest| rest.contains(".tmp"))
+    }
+
     /// The directory of generation `generation`: its lexical index, and its vectors when it has
     /// them.
     pub fn generation_dir(&self, generation: u64) -> PathBuf {
@@ -74,6 +111,29 @@ impl CollectionPaths {
         self.tantivy
             .join(format!("{}.tmp", generation_name(generation)))
     }
+}
+
+/// `path` as a message names it: from its `<name>.tantivy` component on, which is where it lies
+/// relative to the index directory; only its file name when it has no such component.
+pub(crate) fn in_index_dir(path: &Path) -> String {
+    let components: Vec<std::path::Component<'_>> = path.components().collect();
+    let start = components.iter().rposition(|c| {
+        c.as_os_str()
+            .to_str()
+            .is_some_and(|name| name.ends_with(".tantivy"))
+    });
+    let shown: PathBuf = match start {
+        Some(start) => components[start..].iter().collect(),
+        None => path.file_name().map(PathBuf::from).unwrap_or_default(),
+    };
+    shown.display().to_string()
+}
+
+/// `path` with `suffix` appended to its file name.
+fn companion(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// The name of generation `generation`'s directory inside `<name>.tantivy`.
@@ -94,6 +154,19 @@ pub(crate) const VECTOR_GRAPH_FILE: &str = "vectors.hnsw";
 #[cfg(feature = "ingest")]
 pub(crate) const RETIRED_FILES: &[&str] = &["champions.bin"];
 
+/// What the identity probe found at a collection's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Identity {
+    /// Nothing there, or something that is not a groundkit collection (another file, a
+    /// directory, a file shorter than the header).
+    NotOurs,
+    /// A groundkit collection; `wal` when its header says it is in WAL mode.
+    Ours {
+        /// The header's read and write versions are 2: readers need its `-wal` and `-shm`.
+        wal: bool,
+    },
+}
+
 /// Whether `path` is a groundkit collection, decided without SQLite and without writing anything.
 ///
 /// Reads the 100-byte database header from a handle opened non-blocking and checks that it is a
@@ -101,19 +174,42 @@ pub(crate) const RETIRED_FILES: &[&str] = &["champions.bin"];
 /// lock is taken and no companion file is created, and the answer is stable while an ingest
 /// commits: the header fields compared are written once, when the collection is created, and a
 /// checkpoint rewrites them with the same bytes (an SQLite open of the file at that moment can
-/// read a torn page image; this read cannot).
-pub fn is_groundkit_store(path: &Path) -> bool {
-    let Ok(file) = open_nonblocking(path) else {
-        return false;
+/// read a torn page image; this read cannot). A file that cannot be read for another reason
+/// (permissions, an I/O error) is an `Err`, never "not ours".
+pub(crate) fn identify(path: &Path) -> std::io::Result<Identity> {
+    use std::io::ErrorKind;
+    let file = match open_nonblocking(path) {
+        Ok(file) => file,
+        Err(err) if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            return Ok(Identity::NotOurs);
+        }
+        Err(err) => return Err(err),
     };
-    if !file.metadata().is_ok_and(|meta| meta.is_file()) {
-        return false;
+    if !file.metadata()?.is_file() {
+        return Ok(Identity::NotOurs);
     }
     let mut header = [0u8; 100];
-    if (&file).read_exact(&mut header).is_err() {
-        return false;
+    match (&file).read_exact(&mut header) {
+        Ok(()) => {}
+        Err(err) if err.kind() == ErrorKind::UnexpectedEof => return Ok(Identity::NotOurs),
+        Err(err) => return Err(err),
     }
-    header.starts_with(SQLITE_MAGIC) && header[68..72] == APPLICATION_ID.to_be_bytes()
+    if !(header.starts_with(SQLITE_MAGIC) && header[68..72] == APPLICATION_ID.to_be_bytes()) {
+        return Ok(Identity::NotOurs);
+    }
+    Ok(Identity::Ours {
+        wal: header[18] == 2 && header[19] == 2,
+    })
+}
+
+/// [`identify`] as a storage error, naming the file relative to the index directory.
+pub(crate) fn identify_store(paths: &CollectionPaths) -> Result<Identity, Error> {
+    identify(&paths.sqlite).map_err(|err| {
+        Error::storage(
+            format!("cannot read the header of {}.sqlite3", paths.name),
+            err,
+        )
+    })
 }
 
 /// The first 16 bytes of every SQLite database file.
@@ -131,8 +227,10 @@ pub(crate) fn resolves_within(path: &Path, root: &Path) -> bool {
 ///
 /// Read-only: each `*.sqlite3` candidate must resolve inside the index directory and pass the
 /// identity probe; anything else (an unrelated database, a planted symlink, a name that is not a
-/// valid collection name) is skipped, not reported and not touched. A missing index directory
-/// lists nothing.
+/// valid collection name) is skipped, not reported and not touched, and one whose header cannot
+/// be read is skipped with a warning in the log. A store an ingest is creating is not a
+/// candidate: it is built under a hidden temporary name (`.NAME.sqlite3.<tag>.tmp`), which does
+/// not end in `.sqlite3`. A missing index directory lists nothing.
 pub fn list_collections(index_dir: &Path) -> Result<Vec<String>, Error> {
     let entries = match std::fs::read_dir(index_dir) {
         Ok(entries) => entries,
@@ -160,9 +258,16 @@ pub fn list_collections(index_dir: &Path) -> Result<Vec<String>, Error> {
             );
             continue;
         }
-        if !is_groundkit_store(&path) {
-            tracing::debug!(name = stem, "skipping: not a groundkit collection");
-            continue;
+        match identify(&path) {
+            Ok(Identity::Ours { .. }) => {}
+            Ok(Identity::NotOurs) => {
+                tracing::debug!(name = stem, "skipping: not a groundkit collection");
+                continue;
+            }
+            Err(err) => {
+                tracing::warn!(name = stem, error = %err, "skipping: its header cannot be read");
+                continue;
+            }
         }
         names.push(stem.to_owned());
     }

@@ -51,6 +51,12 @@
 //! rewriting); and the store is opened read-only as a WAL reader. The ingest leaves the `-wal`
 //! and `-shm` files in place (`SQLITE_FCNTL_PERSIST_WAL`), so a reader finds them and creates
 //! neither; like every WAL reader it records its read position in the `-shm` shared-memory index.
+//! A store found without them (a copy of `NAME.sqlite3` alone, on a read-only mount or not), or
+//! with an empty `-wal` and no `-shm`, holds every committed transaction in its main file and is
+//! opened immutable, so SQLite creates neither; it is reopened once they appear (an ingest creates
+//! them). A `-wal` holding frames without its `-shm` is refused with a storage error naming the
+//! missing file. A header that cannot be read (permissions, I/O) is a storage error, never "not
+//! found".
 //! A published lexical generation is opened through a read-only directory whose locks live in
 //! memory, so opening one writes nothing into it (not even tantivy's lock file in a directory an
 //! ingest is removing), and an open is kept only if the committed generation did not move while it
@@ -72,14 +78,21 @@
 //! in every generation in which the chunk's own bytes and offsets are unchanged: an append to a
 //! file keeps the ids of every chunk before the append. A chunk that an ingest replaces or
 //! removes moves to `superseded_chunks` and stays fetchable, with `superseded: true`, until an
-//! ingest commits after the retention window has passed ([`DEFAULT_SUPERSEDED_RETENTION`], 24
-//! hours; `grk ingest --keep-superseded`). So a hit from any generation within the window can
-//! be fetched, and verified against the source as it is now.
+//! ingest runs after the retention window has passed ([`DEFAULT_SUPERSEDED_RETENTION`], 24
+//! hours; `grk ingest --keep-superseded`): one that changes nothing else commits that sweep alone,
+//! at the same generation. So a hit from any generation within the window can be fetched, and
+//! verified against the source as it is now.
 //!
 //! # Creation
 //!
 //! A collection's files are created by the first ingest that has something to write: an ingest
-//! where every source failed creates nothing.
+//! where every source failed creates nothing. The store is built whole (schema, counts, WAL mode)
+//! in `.NAME.sqlite3.<tag>.tmp`, synced, and linked to `NAME.sqlite3` (never replacing a file),
+//! then the directory is synced: a name appears only on a whole store, and a kill before the link
+//! leaves only the temporary file, which no listing shows and the next ingest of the collection
+//! removes. What a creation interrupted by an earlier version left in place (an empty
+//! `NAME.sqlite3`, or one with groundkit's application id and no tables) holds nothing, and the
+//! next ingest replaces it.
 
 // The read surface: everything a server needs, and nothing that writes.
 pub mod analysis;

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 use crate::SCHEMA_VERSION;
-use crate::collection::{CollectionPaths, is_groundkit_store, resolves_within};
+use crate::collection::{CollectionPaths, Identity, identify_store, resolves_within};
 use crate::lexical::LexicalIndex;
 use crate::store;
 use crate::vectors::Vectors;
@@ -25,6 +25,9 @@ pub struct OpenCollection {
     /// Identity of the store file when opened; a collection deleted and re-created under the same
     /// name is a different file.
     file_id: Option<(u64, u64)>,
+    /// Set when the store was opened immutable (a WAL-mode store found without a usable `-wal`
+    /// and `-shm` pair): the companions as found then.
+    immutable: Option<WalFiles>,
     lexical: Option<LexicalIndex>,
     vectors: Option<Vectors>,
 }
@@ -44,27 +47,53 @@ impl OpenCollection {
     /// Validates the name first, then checks existence and identity without creating anything.
     pub fn open(index_dir: &Path, base_dir: &Path, name: &str) -> Result<Self, Error> {
         let paths = CollectionPaths::new(index_dir, name)?;
-        if !paths.sqlite.is_file()
-            || !resolves_within(&paths.sqlite, index_dir)
-            || !is_groundkit_store(&paths.sqlite)
-        {
-            return Err(Error::CollectionNotFound {
-                name: name.to_owned(),
-            });
+        let not_found = || Error::CollectionNotFound {
+            name: name.to_owned(),
+        };
+        match std::fs::metadata(&paths.sqlite) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => return Err(not_found()),
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Err(not_found());
+            }
+            Err(err) => {
+                return Err(Error::storage(
+                    format!("cannot look up {name}.sqlite3"),
+                    err,
+                ));
+            }
         }
+        if !resolves_within(&paths.sqlite, index_dir) {
+            return Err(not_found());
+        }
+        let Identity::Ours { wal } = identify_store(&paths)? else {
+            return Err(not_found());
+        };
         let file_id = file_identity(&paths.sqlite);
-        let conn = store::open_for_read(&paths.sqlite)?;
-        if !store::is_groundkit(&conn) {
-            return Err(Error::CollectionNotFound {
-                name: name.to_owned(),
-            });
+        let immutable = if wal { read_alone(&paths)? } else { None };
+        let conn = match immutable {
+            Some(_) => store::open_immutable(&paths.sqlite)?,
+            None => store::open_for_read(&paths.sqlite)?,
+        };
+        if !store::is_groundkit(&conn)? {
+            return Err(not_found());
         }
         let version = store::schema_version(&conn)?;
         if version != SCHEMA_VERSION {
             return Err(Error::Storage {
                 message: format!(
                     "collection {name} has schema version {version}; this build reads version \
-                     {SCHEMA_VERSION} (`grk ingest` upgrades it)"
+                     {SCHEMA_VERSION}{}",
+                    if version == 1 {
+                        " (`grk ingest` upgrades it)"
+                    } else {
+                        ""
+                    }
                 ),
                 source: None,
             });
@@ -97,6 +126,7 @@ impl OpenCollection {
                 generation,
                 conn: Mutex::new(conn),
                 file_id,
+                immutable,
                 lexical,
                 vectors,
             });
@@ -138,8 +168,15 @@ impl OpenCollection {
     }
 
     /// Whether this is still the collection's latest state: the same store file (not one
-    /// deleted and re-created under the name) at the same committed generation.
+    /// deleted and re-created under the name) at the same committed generation. A store opened
+    /// immutable stops being current when its `-wal` or `-shm` changes (an ingest creates them).
     pub(crate) fn is_current(&self) -> Result<bool, Error> {
+        if self
+            .immutable
+            .is_some_and(|found| found != WalFiles::of(&self.paths))
+        {
+            return Ok(false);
+        }
         Ok(self.file_id == file_identity(&self.paths.sqlite)
             && self.committed_generation()? == self.generation)
     }
@@ -147,6 +184,50 @@ impl OpenCollection {
     /// The committed generation, as the store says now.
     pub fn committed_generation(&self) -> Result<u64, Error> {
         store::generation(&*self.connection()?)
+    }
+}
+
+/// The companions of a WAL-mode store: the length of its `-wal` (when present) and whether its
+/// `-shm` is present.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WalFiles {
+    wal: Option<u64>,
+    shm: bool,
+}
+
+impl WalFiles {
+    fn of(paths: &CollectionPaths) -> Self {
+        Self {
+            wal: std::fs::metadata(paths.wal()).ok().map(|meta| meta.len()),
+            shm: paths.shm().exists(),
+        }
+    }
+}
+
+/// How a WAL-mode store is read without creating a file. With both companions (what an ingest
+/// leaves), as a WAL reader: `None`. With no `-wal` or an empty one, every committed transaction
+/// is in the main file, which is read alone, immutable (SQLite would otherwise create the missing
+/// companions): the companions as found. A `-wal` holding frames without its `-shm` is refused,
+/// naming what is missing.
+fn read_alone(paths: &CollectionPaths) -> Result<Option<WalFiles>, Error> {
+    let found = WalFiles::of(paths);
+    match found {
+        WalFiles {
+            wal: Some(_),
+            shm: true,
+        } => Ok(None),
+        WalFiles {
+            wal: Some(len),
+            shm: false,
+        } if len > 0 => Err(Error::Storage {
+            message: format!(
+                "{name}.sqlite3-shm is missing beside a non-empty {name}.sqlite3-wal; copy a \
+                 collection with both of them, or with neither",
+                name = paths.name,
+            ),
+            source: None,
+        }),
+        _ => Ok(Some(found)),
     }
 }
 

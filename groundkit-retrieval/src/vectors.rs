@@ -115,7 +115,7 @@ impl Vectors {
         if segments != segment_ids(searcher) {
             return Err(corrupt(format!(
                 "the vectors in {} belong to other segments than the lexical index",
-                dir.display()
+                crate::collection::in_index_dir(dir)
             )));
         }
         if let Some(graph_file) = graph_file {

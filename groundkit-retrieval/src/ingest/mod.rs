@@ -62,9 +62,9 @@ pub struct IngestOptions {
     pub fetch_timeout: Duration,
     /// Lexical index writer tunables.
     pub writer: WriterConfig,
-    /// How long superseded chunks (replaced or removed by an ingest) stay fetchable. When this
-    /// ingest commits, it drops those superseded this long ago or longer, its own included when
-    /// the retention is zero.
+    /// How long superseded chunks (replaced or removed by an ingest) stay fetchable. Every ingest
+    /// of an existing collection drops those superseded this long ago or longer, whether or not
+    /// it changes anything else, its own included when the retention is zero.
     pub superseded_retention: Duration,
     /// Computes the vectors of every chunk of the new generation (reusing the previous
     /// generation's where the text and the embedder are unchanged). `None` writes none; a

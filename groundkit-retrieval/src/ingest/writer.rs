@@ -39,12 +39,14 @@ pub(super) enum Change {
     Unchanged,
 }
 
-/// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`). Dropping the
-/// connection without [`Writer::commit`] rolls the transaction back.
+/// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`), then removes
+/// what a killed ingest left while creating the collection. Dropping the connection without
+/// [`Writer::commit`] rolls the transaction back.
 fn begin(paths: &CollectionPaths) -> Result<Connection, Error> {
     let conn = write::open_for_write(paths)?;
     conn.execute_batch("BEGIN IMMEDIATE")
         .map_err(store::sql_err("cannot start the ingest transaction"))?;
+    store::create::remove_creation_leftovers(paths)?;
     Ok(conn)
 }
 
@@ -169,7 +171,7 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| Error::internal("ingest store missing"))
     }
 
-    fn builder(&mut self) -> Result<&GenerationBuilder, Error> {
+    fn builder(&mut self) -> Result<&mut GenerationBuilder, Error> {
         if self.builder.is_none() {
             self.builder = Some(GenerationBuilder::start(
                 self.paths,
@@ -179,7 +181,7 @@ impl<'a> Writer<'a> {
             )?);
         }
         self.builder
-            .as_ref()
+            .as_mut()
             .ok_or_else(|| Error::internal("generation builder missing"))
     }
 

@@ -12,7 +12,8 @@ use crate::analysis::{ANALYZER_NAME, english_analyzer};
 use crate::collection::{
     CollectionPaths, RETIRED_FILES, VECTOR_GRAPH_FILE, VECTORS_FILE, generation_name,
 };
-use crate::lexical::{Fields, fields, index_settings, payload, schema, tantivy_err};
+use crate::lexical::failure::{tantivy_err, tantivy_failure};
+use crate::lexical::{Fields, fields, index_settings, payload, schema};
 use groundkit_core::Error;
 
 fn io_err(context: &'static str) -> impl Fn(std::io::Error) -> Error {
@@ -149,13 +150,13 @@ impl GenerationBuilder {
             Some(base) => {
                 link_files(&paths.generation_dir(base), &tmp_dir)?;
                 Index::open_in_dir(&tmp_dir)
-                    .map_err(tantivy_err("cannot open the lexical index"))?
+                    .map_err(tantivy_err("cannot open the lexical index", &tmp_dir))?
             }
             None => Index::builder()
                 .schema(schema())
                 .settings(index_settings())
                 .create_in_dir(&tmp_dir)
-                .map_err(tantivy_err("cannot create the lexical index"))?,
+                .map_err(tantivy_err("cannot create the lexical index", &tmp_dir))?,
         };
         index
             .tokenizers()
@@ -163,7 +164,10 @@ impl GenerationBuilder {
         let fields = fields(&index.schema())?;
         let writer = index
             .writer_with_num_threads(config.threads, config.threads * config.per_thread_budget)
-            .map_err(tantivy_err("cannot open the lexical index writer"))?;
+            .map_err(tantivy_err(
+                "cannot open the lexical index writer",
+                &tmp_dir,
+            ))?;
         Ok(Self {
             tmp_dir,
             final_dir,
@@ -179,12 +183,22 @@ impl GenerationBuilder {
             .delete_term(Term::from_field_text(self.fields.document_id, document_id));
     }
 
-    /// Adds one chunk document.
-    pub fn add(&self, doc: TantivyDocument) -> Result<(), Error> {
-        self.writer
-            .add_document(doc)
-            .map_err(tantivy_err("cannot index a chunk"))?;
-        Ok(())
+    /// Adds one chunk document. When an indexing thread has failed, tantivy says only that; the
+    /// thread's own failure (a full disk, a permission) is what joining it returns, and is what
+    /// is reported.
+    pub fn add(&mut self, doc: TantivyDocument) -> Result<(), Error> {
+        let Err(err) = self.writer.add_document(doc) else {
+            return Ok(());
+        };
+        let cause = match (&err, self.writer.prepare_commit()) {
+            (tantivy::TantivyError::ErrorInThread(_), Err(thread_err)) => thread_err,
+            _ => err,
+        };
+        Err(tantivy_failure(
+            "cannot index a chunk",
+            &self.tmp_dir,
+            &cause,
+        ))
     }
 
     /// Commits with the generation payload, waits for merges, runs `before_publish` on the
@@ -194,17 +208,19 @@ impl GenerationBuilder {
         mut self,
         before_publish: impl FnOnce(&Path) -> Result<(), Error>,
     ) -> Result<PathBuf, Error> {
-        let mut prepared = self
-            .writer
-            .prepare_commit()
-            .map_err(tantivy_err("cannot commit the lexical index"))?;
+        let mut prepared = self.writer.prepare_commit().map_err(tantivy_err(
+            "cannot commit the lexical index",
+            &self.tmp_dir,
+        ))?;
         prepared.set_payload(&payload(self.generation));
-        prepared
-            .commit()
-            .map_err(tantivy_err("cannot commit the lexical index"))?;
-        self.writer
-            .wait_merging_threads()
-            .map_err(tantivy_err("cannot finish lexical index merges"))?;
+        prepared.commit().map_err(tantivy_err(
+            "cannot commit the lexical index",
+            &self.tmp_dir,
+        ))?;
+        self.writer.wait_merging_threads().map_err(tantivy_err(
+            "cannot finish lexical index merges",
+            &self.tmp_dir,
+        ))?;
         // The writer lock is not part of a generation. The meta lock is: readers take it when
         // they open the index, and finding it already there keeps the read path from creating
         // a file in the index directory.

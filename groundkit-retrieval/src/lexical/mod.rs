@@ -2,7 +2,8 @@
 //! generation for reading (`published`), and its exact top-k over all segments (`top`, pruned
 //! with the window maxima `maxima` keeps). Both read postings through one scoring cursor
 //! (`cursor`, the one source of BM25 weights) and rank with one top-n structure (`topn`).
-//! Building the next generation is `build`, with the `ingest` feature.
+//! Building the next generation is `build`, with the `ingest` feature; `failure` renders
+//! tantivy's failures for the operator.
 
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
@@ -18,6 +19,7 @@ use groundkit_core::Error;
 #[cfg(feature = "ingest")]
 mod build;
 mod cursor;
+mod failure;
 mod maxima;
 mod published;
 mod top;
@@ -27,13 +29,10 @@ mod topn;
 pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
 pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
+use failure::tantivy_err;
 pub(crate) use maxima::WindowMaxima;
 use published::PublishedDirectory;
 pub(crate) use top::top_k;
-
-pub(super) fn tantivy_err(context: &'static str) -> impl Fn(tantivy::TantivyError) -> Error {
-    move |err| Error::storage(context, err)
-}
 
 /// The fields of a chunk document. Content and every citation field are stored, so a search
 /// answers from the one generation it opened without consulting SQLite.
@@ -135,17 +134,19 @@ impl LexicalIndex {
     /// Opens generation `generation`, checking that its commit records that generation.
     pub(crate) fn open(paths: &CollectionPaths, generation: u64) -> Result<Self, Error> {
         let dir = paths.generation_dir(generation);
-        let directory =
-            PublishedDirectory::open(&dir).map_err(tantivy_err("cannot open the lexical index"))?;
-        let index = Index::open(directory).map_err(tantivy_err("cannot open the lexical index"))?;
+        let directory = PublishedDirectory::open(&dir)
+            .map_err(tantivy_err("cannot open the lexical index", &dir))?;
+        let index =
+            Index::open(directory).map_err(tantivy_err("cannot open the lexical index", &dir))?;
         let metas = index
             .load_metas()
-            .map_err(tantivy_err("cannot read the lexical index"))?;
+            .map_err(tantivy_err("cannot read the lexical index", &dir))?;
         if metas.payload.as_deref() != Some(payload(generation).as_str()) {
             return Err(Error::Storage {
                 message: format!(
-                    "lexical index in {} does not record generation {generation}",
-                    dir.display()
+                    "the lexical index {}.tantivy/{} does not record generation {generation}",
+                    paths.name,
+                    crate::collection::generation_name(generation)
                 ),
                 source: None,
             });
@@ -158,7 +159,7 @@ impl LexicalIndex {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
-            .map_err(tantivy_err("cannot open the lexical index"))?;
+            .map_err(tantivy_err("cannot open the lexical index", &dir))?;
         let searcher = reader.searcher();
         Ok(Self {
             searcher,

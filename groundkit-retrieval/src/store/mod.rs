@@ -1,6 +1,7 @@
 //! The SQLite store of a collection: the read-only connection and the reads `fetch_chunk`,
 //! `index_status` and the collection cache need. The schema and every write live in [`write`],
-//! which exists only with the `ingest` feature: a build without it cannot write a store.
+//! and the creation of a new store in [`create`], which exist only with the `ingest` feature: a
+//! build without it cannot write a store.
 
 use std::path::Path;
 use std::time::Duration;
@@ -12,6 +13,8 @@ use crate::APPLICATION_ID;
 use crate::model::SourceClass;
 use groundkit_core::Error;
 
+#[cfg(feature = "ingest")]
+pub(crate) mod create;
 #[cfg(feature = "ingest")]
 pub(crate) mod write;
 
@@ -31,6 +34,32 @@ pub(crate) fn open_for_read(path: &Path) -> Result<Connection, Error> {
         .map_err(sql_err("cannot configure the collection"))?;
     persist_wal(&conn)?;
     Ok(conn)
+}
+
+/// Opens a store in WAL mode whose `-wal` and `-shm` are both absent (a copy made without them)
+/// as immutable: read as the main file is, without locks and without creating either file. Only
+/// for that case: the main file then holds every committed transaction, and an ingest that
+/// writes to it creates the `-wal` first, which is how the caller knows to reopen
+/// ([`OpenCollection`](crate::OpenCollection) does).
+pub(crate) fn open_immutable(path: &Path) -> Result<Connection, Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let uri = format!("file:{}?immutable=1", uri_path(path));
+    Connection::open_with_flags(uri, flags).map_err(sql_err("cannot open the collection"))
+}
+
+/// `path` percent-encoded for an SQLite `file:` URI: every byte but unreserved ones and `/`.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for &byte in path.as_os_str().as_encoded_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// Keeps the `-wal` and `-shm` files when this connection is the last to close.
@@ -61,10 +90,12 @@ pub(crate) fn schema_version(conn: &Connection) -> Result<u32, Error> {
 
 /// Whether the opened store carries groundkit's `application_id`. The identity probe decides
 /// on a path before the open; this decides on the connection that is then read or written, so a
-/// file swapped in between is refused instead of used.
-pub(crate) fn is_groundkit(conn: &Connection) -> bool {
+/// file swapped in between is refused instead of used. A store that cannot be read is an error,
+/// never "not ours".
+pub(crate) fn is_groundkit(conn: &Connection) -> Result<bool, Error> {
     conn.query_row("PRAGMA application_id", [], |row| row.get::<_, i32>(0))
-        .is_ok_and(|id| id == APPLICATION_ID)
+        .map(|id| id == APPLICATION_ID)
+        .map_err(sql_err("cannot read the collection's identity"))
 }
 
 /// The source class in column `index`; a spelling this build does not know is an error, never a

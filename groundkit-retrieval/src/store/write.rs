@@ -1,18 +1,20 @@
-//! Writes to a collection's store, for ingest only: creating it with its schema, upgrading an
-//! older schema, and the row-level changes of one ingest transaction.
+//! Writes to a collection's store, for ingest only: its schema, opening it for an ingest (creating
+//! it through [`create`] when absent), upgrading an older schema, and the row-level changes of one
+//! ingest transaction.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::collection::{CollectionPaths, is_groundkit_store};
+use crate::SCHEMA_VERSION;
+use crate::collection::{CollectionPaths, Identity, identify_store};
 use crate::model::SourceClass;
+use crate::store::create;
 use crate::store::{
     BUSY_TIMEOUT, is_groundkit, persist_wal, schema_version, source_class_at, sql_err,
 };
-use crate::{APPLICATION_ID, SCHEMA_VERSION};
 use groundkit_core::Error;
 
 /// The tables of a new collection.
-const SCHEMA: &str = "
+pub(super) const SCHEMA: &str = "
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value INTEGER NOT NULL
@@ -41,7 +43,7 @@ CREATE INDEX chunks_by_document ON chunks (document_id);
 
 /// Chunks that a later ingest replaced or removed, with everything `fetch_chunk` needs to cite and
 /// verify them, kept for the retention window (see [`sweep_superseded`]).
-const SUPERSEDED: &str = "
+pub(super) const SUPERSEDED: &str = "
 CREATE TABLE superseded_chunks (
     chunk_id      TEXT PRIMARY KEY,
     document_id   TEXT NOT NULL,
@@ -65,33 +67,24 @@ const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INT
 /// Opens (creating when absent) a collection's store for ingest.
 ///
 /// An existing file must already be a groundkit collection of this schema version; anything else
-/// is refused untouched.
+/// is refused untouched, but for what holds nothing, which is replaced by a new store
+/// ([`create::ensure`]).
 pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Error> {
     let not_ours = || Error::Validation {
         field: "collection".to_owned(),
         message: "a file of that name in the index directory is not a groundkit collection"
             .to_owned(),
     };
-    let exists = paths.sqlite.exists();
-    if exists && !is_groundkit_store(&paths.sqlite) {
+    create::ensure(paths)?;
+    if identify_store(paths)? == Identity::NotOurs {
         return Err(not_ours());
     }
     let conn = Connection::open(&paths.sqlite).map_err(sql_err("cannot open the collection"))?;
-    if exists && !is_groundkit(&conn) {
+    if !is_groundkit(&conn)? {
         return Err(not_ours());
     }
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql_err("cannot configure the collection"))?;
-    if !exists {
-        // Header fields first, in rollback mode, so the identity is in the main file before
-        // anything else: the header probe never sees a half-created collection as ours.
-        conn.execute_batch(&format!(
-            "PRAGMA application_id = {APPLICATION_ID};
-             PRAGMA user_version = {SCHEMA_VERSION};
-             BEGIN; {SCHEMA} {SUPERSEDED} COMMIT;"
-        ))
-        .map_err(sql_err("cannot create the collection"))?;
-    }
     let mut version = schema_version(&conn)?;
     if version == 1 {
         conn.execute_batch(&format!(
@@ -142,7 +135,7 @@ pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), E
 
 /// The `meta` rows of the document and chunk counts, as the store's rows stand (after
 /// `INSERT OR IGNORE` or `INSERT OR REPLACE`).
-const COUNTS: &str = "INTO meta (key, value) VALUES
+pub(super) const COUNTS: &str = "INTO meta (key, value) VALUES
     ('document_count', (SELECT count(*) FROM documents)),
     ('chunk_count', (SELECT count(*) FROM chunks))";
 

@@ -271,3 +271,114 @@ fn the_read_commands_answer_exactly_what_rest_answers() {
     assert_eq!(rest.json()["field"], "top_k");
     assert!(stderr.contains("top_k"), "{stderr}");
 }
+
+/// `cmd` run as a user the file modes apply to: the unprivileged `nobody` (uid and gid 65534)
+/// when the tests run as root, for whom they do not; the current user otherwise. Everything
+/// under `root` is handed to that user (and its directories opened to it).
+fn unprivileged(cmd: &mut Command, root: &std::path::Path) {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    // `/proc/self` belongs to the process's effective user.
+    if std::fs::metadata("/proc/self").expect("/proc/self").uid() != 0 {
+        return;
+    }
+    fn hand_over(path: &std::path::Path) {
+        std::os::unix::fs::chown(path, Some(65534), Some(65534)).expect("chown");
+        if path.is_dir() {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            for entry in std::fs::read_dir(path).expect("read dir").flatten() {
+                hand_over(&entry.path());
+            }
+        }
+    }
+    hand_over(root);
+    cmd.uid(65534).gid(65534);
+}
+
+/// An ingest that meets a permission error part-way (the previous generation's segment files,
+/// which the new generation links and applies its deletes to, made unreadable) fails with the cause in words and
+/// the file relative to the index directory: no absolute path, no `Debug` structure.
+#[test]
+fn a_permission_error_mid_ingest_names_the_cause_in_words_and_the_file_relative_to_the_index() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let root = fx.base.parent().expect("root").to_path_buf();
+    fx.write("a.md", "uniform text before the edit");
+    let ingest = || {
+        let mut cmd = Command::new(GRK);
+        cmd.arg("--index-dir")
+            .arg(&fx.index)
+            .args(["ingest", "--collection", "c", "."])
+            .current_dir(&fx.base)
+            .env_remove("GROUNDKIT_INDEX_DIR");
+        std::fs::create_dir_all(&fx.index).expect("index dir");
+        unprivileged(&mut cmd, &root);
+        cmd.output().expect("run grk")
+    };
+    let first = ingest();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    for entry in std::fs::read_dir(fx.index.join("c.tantivy/g1"))
+        .expect("g1")
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') && name != "meta.json" {
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o000))
+                .expect("chmod");
+        }
+    }
+    fx.write("a.md", "victor text after the edit");
+    let out = ingest();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let line = stderr.lines().last().expect("an error line");
+    assert!(line.contains("permission denied"), "{line}");
+    assert!(line.contains("(c.tantivy/g2.tmp/"), "{line}");
+    for leak in [root.to_string_lossy().as_ref(), "{", "Os {", "kind:"] {
+        assert!(!line.contains(leak), "{leak:?} in {line}");
+    }
+}
+
+/// A store whose header cannot be read (mode 000, `grk` run as a user the mode applies to) is a
+/// storage error naming the file relative to the index directory, never "does not exist"; the
+/// listing skips it.
+#[test]
+fn an_unreadable_store_is_a_storage_error_not_a_missing_collection() {
+    use std::os::unix::fs::PermissionsExt;
+    let fx = Fixture::new();
+    let root = fx.base.parent().expect("root").to_path_buf();
+    fx.write("a.md", "whiskey text of a store made unreadable");
+    fx.ingest_all("c");
+    let store = fx.index.join("c.sqlite3");
+    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(GRK);
+        cmd.arg("--index-dir")
+            .arg(&fx.index)
+            .args(args)
+            .current_dir(&fx.base)
+            .env_remove("GROUNDKIT_INDEX_DIR");
+        unprivileged(&mut cmd, &root);
+        cmd.output().expect("run grk")
+    };
+    let out = run(&["status", "--collection", "c"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot read the header of c.sqlite3: Permission denied"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("does not exist"), "{stderr}");
+    assert!(
+        !stderr.contains(root.to_string_lossy().as_ref()),
+        "{stderr}"
+    );
+    let list = run(&["list", "--json"]);
+    let list: ListCollectionsResponse = json(&list);
+    assert!(list.collections.is_empty(), "{list:?}");
+}

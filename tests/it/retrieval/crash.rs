@@ -300,3 +300,116 @@ fn ingest_killed_at_arbitrary_moments_never_mixes_generations() {
     assert_eq!(last["failed"].as_array().map(Vec::len), Some(0));
     assert_eq!(fx.search("c", "round7", 100).results.len(), 100);
 }
+
+/// `strace`, which the creation test needs to kill a process at an exact system call.
+fn strace() -> Command {
+    let probe = Command::new("strace").arg("-V").output();
+    assert!(
+        probe.is_ok_and(|out| out.status.success()),
+        "this test needs strace (apt-get install strace)"
+    );
+    Command::new("strace")
+}
+
+/// Names `grk list` shows in the fixture's index directory.
+fn listed(fx: &Fixture) -> Vec<String> {
+    fx.grk_json::<retrieval::ListCollectionsResponse>(&["list", "--json"])
+        .collections
+}
+
+/// `grk status` of `name`, which must succeed.
+fn status_of(fx: &Fixture, name: &str) -> retrieval::IndexStatus {
+    fx.grk_json(&["status", "--collection", name, "--json"])
+}
+
+/// A new collection's first ingest, killed (SIGKILL, through strace's fault injection) at each
+/// of its `fsync`s in turn until one runs to the end: the creation file's sync, the index
+/// directory's after the link, then the store's commit. After each kill, either no name is listed
+/// and no store file exists, or the name is listed and `grk status` answers for it; the next
+/// ingest always succeeds, and removes the creation files left behind.
+#[test]
+fn a_first_ingest_killed_at_each_of_its_fsyncs_never_leaves_a_name_that_is_refused() {
+    let fx = Fixture::new();
+    version_one(&fx);
+    let mut kills = 0;
+    let mut killed_before_the_name = 0;
+    for n in 1..=40 {
+        let name = format!("c{n}");
+        let status = strace()
+            .args(["-f", "-o", "/dev/null", "-e", "trace=fsync", "-e"])
+            .arg(format!("inject=fsync:signal=KILL:when={n}"))
+            .arg(GRK)
+            .arg("--index-dir")
+            .arg(&fx.index)
+            .arg("--base-dir")
+            .arg(&fx.base)
+            .args(["ingest", "--collection", &name, "."])
+            .current_dir(&fx.base)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run strace");
+        if status.success() {
+            break; // the ingest has fewer than n fsyncs
+        }
+        kills += 1;
+
+        if listed(&fx).contains(&name) {
+            let status = status_of(&fx, &name);
+            assert!(status.generation <= 1, "{name}: {status:?}");
+        } else {
+            killed_before_the_name += 1;
+            assert!(
+                !fx.index.join(format!("{name}.sqlite3")).exists(),
+                "{name}: a store file that no listing shows"
+            );
+        }
+
+        fx.grk_ok(&["ingest", "--collection", &name, "."]);
+        let status = status_of(&fx, &name);
+        assert_eq!(
+            (status.document_count, status.chunk_count, status.generation),
+            (2, 2, 1),
+            "{name}"
+        );
+    }
+    assert!(
+        kills >= 3 && killed_before_the_name >= 1,
+        "{kills} kills, {killed_before_the_name} before the store was linked into place"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&fx.index)
+        .expect("index dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|name| name.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "creation files left: {leftovers:?}");
+}
+
+/// What a creation interrupted by an earlier groundkit (which created the store in place) left
+/// under the collection's name holds nothing, and the next ingest replaces it with a whole store:
+/// an empty file beside a leftover journal, and a store with groundkit's application id but no
+/// tables (schema version 0, or the current one).
+#[test]
+fn what_an_interrupted_creation_left_in_place_is_replaced_by_the_next_ingest() {
+    let fx = Fixture::new();
+    version_one(&fx);
+    std::fs::create_dir_all(&fx.index).expect("index dir");
+    std::fs::write(fx.index.join("empty.sqlite3"), b"").expect("empty store");
+    std::fs::write(fx.index.join("empty.sqlite3-journal"), [0u8; 512]).expect("journal");
+    for (name, version) in [("version0", 0), ("tableless", retrieval::SCHEMA_VERSION)] {
+        let conn =
+            rusqlite::Connection::open(fx.index.join(format!("{name}.sqlite3"))).expect("create");
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {}; PRAGMA user_version = {version};",
+            retrieval::APPLICATION_ID
+        ))
+        .expect("stamp");
+    }
+    for name in ["empty", "version0", "tableless"] {
+        fx.grk_ok(&["ingest", "--collection", name, "."]);
+        let status = status_of(&fx, name);
+        assert_eq!((status.document_count, status.generation), (2, 1), "{name}");
+    }
+    assert!(!fx.index.join("empty.sqlite3-journal").exists());
+}

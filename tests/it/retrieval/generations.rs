@@ -401,3 +401,29 @@ fn an_ingest_where_every_source_failed_creates_no_collection() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_zero_retention_ingest_that_changes_nothing_still_forgets_every_superseded_chunk() {
+    let fx = Fixture::new();
+    fx.write("a.md", "quebec text before the edit");
+    assert_eq!(ingest_with_retention(&fx, Duration::from_secs(3600)), 1);
+    let old = ids_of(&fx, "a.md").remove(0);
+    fx.write("a.md", "romeo text after the edit");
+    assert_eq!(ingest_with_retention(&fx, Duration::from_secs(3600)), 2);
+    assert!(fetch(&fx, &old).expect("superseded, kept").superseded);
+
+    // Nothing changed, so no generation is made; the sweep is committed on its own.
+    fx.grk_ok(&["ingest", "--collection", "c", "--keep-superseded", "0", "."]);
+    let err = fetch(&fx, &old).expect_err("swept");
+    assert!(matches!(err, Error::ChunkNotFound { .. }), "{err:?}");
+    let conn = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open store");
+    let (superseded, generation): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM superseded_chunks),
+                    (SELECT value FROM meta WHERE key = 'generation')",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("counts");
+    assert_eq!((superseded, generation), (0, 2));
+}

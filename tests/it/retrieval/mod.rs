@@ -8,18 +8,30 @@
 //! - The store's generation is the one commit point; a killed ingest leaves readers on a whole
 //!   generation: `crash::ingest_killed_at_arbitrary_moments_never_mixes_generations`,
 //!   `crash::killed_ingest_while_embedding_leaves_readers_on_the_previous_generation_and_its_vectors`;
-//!   readers never fail while ingests commit: `generations::readers_never_fail_while_ingests_commit`.
+//!   readers never fail while ingests commit: `generations::readers_never_fail_while_ingests_commit`;
+//!   a first ingest killed while creating the store leaves no name, or one that works:
+//!   `crash::a_first_ingest_killed_at_each_of_its_fsyncs_never_leaves_a_name_that_is_refused`,
+//!   and what an earlier version's interrupted creation left is replaced:
+//!   `crash::what_an_interrupted_creation_left_in_place_is_replaced_by_the_next_ingest`.
 //! - Reads create no file: `generations::reads_create_no_file_in_the_index_directory`,
-//!   `listing::missing_collection_is_not_found_and_creates_no_file`; an ingest in which every
+//!   `listing::missing_collection_is_not_found_and_creates_no_file`, a copy without its `-wal` and
+//!   `-shm` included: `listing::a_copy_without_its_wal_files_is_served_read_only_and_nothing_is_created`;
+//!   an ingest in which every
 //!   source failed creates no collection:
 //!   `generations::an_ingest_where_every_source_failed_creates_no_collection`.
 //! - A collection name is validated before any disk access:
 //!   `listing::traversal_shaped_names_are_validation_errors_without_any_probe`; a store swapped
 //!   after the identity probe is never read:
-//!   `listing::a_store_swapped_after_the_identity_probe_is_not_found_never_read`.
+//!   `listing::a_store_swapped_after_the_identity_probe_is_not_found_never_read`; one whose header
+//!   cannot be read is a storage error, not a missing collection:
+//!   `cli::an_unreadable_store_is_a_storage_error_not_a_missing_collection`.
 //! - Sources are judged on the opened handle and read with bounded memory: `hostile.rs`.
 //! - Citations verify or say why not: `citations.rs`; a hit stays fetchable across later
-//!   generations: `generations::hits_stay_fetchable_after_one_and_several_later_generations`.
+//!   generations: `generations::hits_stay_fetchable_after_one_and_several_later_generations`, until
+//!   an ingest past the retention window, even one that changes nothing:
+//!   `generations::a_zero_retention_ingest_that_changes_nothing_still_forgets_every_superseded_chunk`.
+//! - A storage failure names its cause in words and its file relative to the index directory:
+//!   `cli::a_permission_error_mid_ingest_names_the_cause_in_words_and_the_file_relative_to_the_index`.
 //! - `index_status` reads the counts each commit recorded:
 //!   `generations::status_counts_are_the_commits_and_a_store_without_them_is_counted`.
 //! - Dense search needs the collection's embedder, and lexical keeps working without it:
@@ -114,6 +126,22 @@ impl Fixture {
             .arg(&self.base)
             .current_dir(&self.base);
         cmd
+    }
+
+    /// Runs `grk ARGS` as [`Fixture::grk`] does; it must succeed. Returns its standard output.
+    pub(crate) fn grk_ok(&self, args: &[&str]) -> Vec<u8> {
+        let out = self.grk().args(args).output().expect("run grk");
+        assert!(
+            out.status.success(),
+            "grk {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    }
+
+    /// [`Fixture::grk_ok`], its output parsed as JSON.
+    pub(crate) fn grk_json<T: serde::de::DeserializeOwned>(&self, args: &[&str]) -> T {
+        serde_json::from_slice(&self.grk_ok(args)).expect("grk's JSON")
     }
 
     pub(crate) fn cache(&self) -> CollectionCache {

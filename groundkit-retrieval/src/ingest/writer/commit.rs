@@ -1,5 +1,6 @@
 //! The commit protocol of an ingest (the generation invariant in the module root of
-//! `retrieval`): sweep expired superseded chunks, commit lexical generation `G+1`, write its
+//! `retrieval`): sweep expired superseded chunks (committed alone when nothing else changed),
+//! commit lexical generation `G+1`, write its
 //! vectors beside it (with an embedder), publish it, write `generation = G+1` and commit the
 //! store, then remove what no generation uses.
 
@@ -33,13 +34,15 @@ impl Writer<'_> {
             return Ok(self.summary);
         };
         let mut summary = self.summary;
+        let cutoff = self
+            .now_unix
+            .saturating_sub(i64::try_from(retention_secs).unwrap_or(i64::MAX));
+        // Every ingest forgets the superseded chunks past the retention window, one that changed
+        // nothing included (it commits the sweep alone, at the same generation).
+        write::sweep_superseded(&conn, cutoff)?;
         if let Some(builder) = self.builder.take() {
             progress.phase("committing");
             let generation = self.base_generation + 1;
-            let cutoff = self
-                .now_unix
-                .saturating_sub(i64::try_from(retention_secs).unwrap_or(i64::MAX));
-            write::sweep_superseded(&conn, cutoff)?;
             let fields = builder.fields;
             let (embedder, previous) = (self.embedder, self.previous_vectors.as_ref());
             let graph_min_vectors = self.graph_min_vectors;
@@ -87,7 +90,7 @@ impl Writer<'_> {
                 );
             }
         } else {
-            conn.execute_batch("ROLLBACK")
+            conn.execute_batch("COMMIT")
                 .map_err(store::sql_err("cannot finish the ingest"))?;
         }
         remove_unreferenced_snapshots(&conn, self.paths)?;
@@ -110,7 +113,7 @@ impl Writer<'_> {
                 .ok_or_else(|| Error::internal("ingest store missing"))?;
             let builder = writer
                 .builder
-                .as_ref()
+                .as_mut()
                 .ok_or_else(|| Error::internal("no generation builder"))?;
             let fields = builder.fields;
             for (chunk_id, start, end, content) in write::chunks_of(conn, &document_id)? {
