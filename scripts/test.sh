@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# strace: one crash test kills an ingest at an exact fsync with its fault injection.
+if ! command -v strace >/dev/null; then
+    sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq strace
+fi
 tests/embed/setup.sh
 tests/opensearch/setup.sh >/dev/null
 cargo test --locked "$@"  # the default members: every crate but the benchmark programs
