@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: every Rust test (unit, integration, compile-fail, expansion snapshots),
-# then the real-client tests when their runner is present. Installs nothing system-wide; client
-# environments are created under the repository (.venv, node_modules), and the OpenSearch test
-# cluster's Maven artifacts under target/opensearch (Maven's own cache aside).
+# then the real-client tests when their runner is present. Installs nothing system-wide but
+# strace, from the system's packages, when it is missing; client environments are created under
+# the repository (.venv, node_modules), and the OpenSearch test cluster's Maven artifacts under
+# target/opensearch (Maven's own cache aside).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
