@@ -129,3 +129,23 @@ fn a_host_less_head_within_the_parsers_limits_is_a_400_never_a_431() {
         head.len()
     );
 }
+
+/// The parser reads a request target of up to 65,534 bytes (the route is then looked up: no
+/// such route is a 404 problem) and refuses a longer one with its own empty 400, well below the
+/// 128 KiB head limit.
+#[test]
+fn a_target_of_65534_bytes_is_read_and_a_longer_one_is_the_parsers_bare_400() {
+    let server = Server::start(hello_state(Limits::default()));
+    let host = server.host();
+    for (len, status, problem) in [(65_534, 404, true), (65_535, 400, false)] {
+        let target = format!("/{}", "a".repeat(len - 1));
+        let head = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        let responses = until_closed(server.addr, head.as_bytes());
+        assert_eq!(statuses(&responses), [status], "a target of {len} bytes");
+        assert_eq!(
+            responses[0].1.contains("route_not_found"),
+            problem,
+            "a target of {len} bytes: {responses:?}"
+        );
+    }
+}
