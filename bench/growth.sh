@@ -23,7 +23,7 @@ seconds=${3:-5}
 dense_max=${4:-5000}
 words=${5:-bursty}
 
-cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p grk
 cargo build --release --locked -q -p groundkit-bench --bin load
 cargo build --release --locked -q -p groundkit-bench --bin search_qps
 tests/embed/setup.sh

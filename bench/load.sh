@@ -14,7 +14,7 @@ data=$(cd "${1:-../shared/data}/scifact" && pwd)
 seconds=${2:-5}
 repeats=${3:-3}
 
-cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p grk
 cargo build --release --locked -q -p groundkit-bench --bin load
 grk=target/release/grk
 load=target/release/load

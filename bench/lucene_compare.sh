@@ -27,7 +27,7 @@ rounds=${4:-3}
 warmup=${5:-15}
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 
-cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p grk
 cargo build --release --locked -q -p groundkit-bench --bin lexical_exact
 out=target/lucene
 mkdir -p "$out"

@@ -22,7 +22,7 @@ data=$(cd "${1:-../shared/data}/scifact" && pwd)
 seconds=${2:-5}
 rounds=${3:-3}
 
-cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p grk
 cargo build --release --locked -q -p groundkit-bench --bin load
 cargo build --release --locked -q -p groundkit-examples --bin hello
 (cd bench/peer-rmcp && cargo build --release --locked -q)

@@ -33,7 +33,7 @@ if [ -n "$size" ]; then
 fi
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 
-cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p grk
 cargo build --release --locked -q -p groundkit-bench --bin load
 tests/opensearch/setup.sh >/dev/null
 grk=$(pwd)/target/release/grk

@@ -16,7 +16,7 @@ seconds=${2:-5}
 rounds=${3:-3}
 depths=${4:-10 20 50 100}
 
-cargo build --release --locked -q -p groundkit-server --bin grk
+cargo build --release --locked -q -p grk
 cargo build --release --locked -q -p groundkit-bench --bin load
 grk=target/release/grk
 load=target/release/load

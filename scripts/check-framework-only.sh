@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A framework-only user depends on groundkit-core and groundkit-server with default features off
-# and must pull no retrieval engine, tantivy, SQLite or embedder (tokenizers, gemm, TLS). The
-# hello example is such a user: check its dependency tree and that it builds that way.
+# A framework-only user depends on groundkit-core and groundkit-server with their default
+# features and must pull no retrieval engine, tantivy, SQLite or embedder (tokenizers, gemm,
+# TLS). The hello example is such a user: check its dependency tree and that it builds that way.
 # groundkit-core knows no transport and no engine: no HTTP server, no JSON-RPC library and no
 # groundkit-retrieval in its tree.
 set -euo pipefail
@@ -9,7 +9,6 @@ cd "$(dirname "$0")/.."
 
 for package in groundkit-examples groundkit-server groundkit-core; do
     args=(-p "$package" -e normal --prefix none --locked)
-    [ "$package" = groundkit-examples ] || args+=(--no-default-features)
     heavy=$(cargo tree "${args[@]}" | grep -E '^(groundkit-retrieval|tantivy|rusqlite|libsqlite3-sys|groundkit-embed|tokenizers|gemm|rustls) ' | sort -u || true)
     if [ -n "$heavy" ]; then
         echo "framework-only build of $package pulls retrieval dependencies:" >&2

@@ -19,7 +19,7 @@ for arg in "$@"; do
     esac
 done
 
-cargo build --release --locked -p groundkit-server --bin grk
+cargo build --release --locked -p grk
 grk=target/release/grk
 export GROUNDKIT_INDEX_DIR="$PWD/.groundkit"
 

@@ -21,7 +21,7 @@ cd "$repo"
 
 echo "== building the example binaries"
 cargo build --locked -q -p groundkit-examples --bins
-cargo build --locked -q -p groundkit-server --bin grk
+cargo build --locked -q -p grk
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 hello="$target_dir/debug/hello"
 fixture="$target_dir/debug/conformance-fixture"

@@ -31,7 +31,7 @@ def hello_bin() -> str:
 
 
 def grk_bin() -> str:
-    return binary("GRK_BIN", "grk", "cargo build -p groundkit-server --bin grk")
+    return binary("GRK_BIN", "grk", "cargo build -p grk")
 
 
 def free_port() -> int:
