@@ -85,6 +85,11 @@ pub struct FetchChunkResponse {
     pub chunk_index: u32,
     /// Where it came from.
     pub citation: Citation,
+    /// The definitions enclosing a source-code chunk, outermost first, joined by ` › `
+    /// (`impl Parser › fn parse_header`, `class Session › def close`); absent for prose and for
+    /// code outside any definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Whether the source still says what was indexed.
     pub verification: Verification,
     /// The text read back from the source; present only when `verified`.
@@ -193,6 +198,11 @@ pub struct RetrievalResult {
     pub content: String,
     /// Where the chunk came from.
     pub citation: Citation,
+    /// The definitions enclosing a source-code chunk, outermost first, joined by ` › `
+    /// (`impl Parser › fn parse_header`, `class Session › def close`); absent for prose and for
+    /// code outside any definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// How a response was produced.
