@@ -34,7 +34,18 @@ pub(crate) fn chunk_tree(
         max_bytes,
         chunks: Vec::new(),
     };
-    cutter.region(0, text.len(), "", root, 0);
+    // A namespace statement (PHP's `namespace App;`, C#'s `namespace App;`) scopes the rest of
+    // the file, up to the next one.
+    let mut segments = vec![(0, String::new())];
+    let mut cursor = root.walk();
+    segments.extend(
+        root.named_children(&mut cursor)
+            .filter_map(|node| Some((node.start_byte(), language.file_scope(node, text)?))),
+    );
+    for (i, (start, scope)) in segments.iter().enumerate() {
+        let end = segments.get(i + 1).map_or(text.len(), |next| next.0);
+        cutter.region(*start, end, scope, root, 0);
+    }
     cutter.chunks
 }
 
@@ -47,11 +58,12 @@ struct Cutter<'a> {
 
 impl Cutter<'_> {
     /// Cuts `start..end`, in scope `scope`, at the definitions nested in `container` (which is
-    /// `depth` definitions deep).
+    /// `depth` definitions deep) that lie in it.
     fn region(&mut self, start: usize, end: usize, scope: &str, container: Node<'_>, depth: usize) {
         let nested = self.nested_definitions(container);
         let mut cursor = start;
-        for outer in nested {
+        let inside = |node: &Node<'_>| node.start_byte() >= start && node.end_byte() <= end;
+        for outer in nested.into_iter().filter(inside) {
             let Some(inner) = self.language.definition(outer) else {
                 continue;
             };

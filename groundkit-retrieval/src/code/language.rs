@@ -283,6 +283,18 @@ impl Language {
         (listed && !named_only).then_some(node)
     }
 
+    /// The scope entry of a statement that scopes the rest of its file (`namespace App;` in PHP
+    /// and C#), if `node` is one.
+    pub(crate) fn file_scope(self, node: Node<'_>, text: &str) -> Option<String> {
+        let statement = match (self, node.kind()) {
+            (Language::Php, "namespace_definition") => node.child_by_field_name("body").is_none(),
+            (Language::CSharp, "file_scoped_namespace_declaration") => true,
+            _ => false,
+        };
+        let name = node.child_by_field_name("name")?;
+        statement.then(|| format!("namespace {}", one_line(&text[name.byte_range()])))
+    }
+
     /// Whether `node` belongs to the definition after it (a comment, an attribute).
     pub(crate) fn is_leading(self, node: Node<'_>) -> bool {
         LEADING.contains(&node.kind())

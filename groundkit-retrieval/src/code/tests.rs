@@ -184,6 +184,26 @@ fn nested_scopes_in_other_grammars_when_cut() {
 }
 
 #[test]
+fn a_namespace_statement_scopes_the_rest_of_its_file() {
+    let php = "<?php\nnamespace App;\n\nclass Greeter {}\n\nnamespace Other;\n\nfunction f() {}\n";
+    assert_eq!(
+        scopes(Language::Php, php, 4000),
+        vec![
+            "",
+            "namespace App",
+            "namespace App › class Greeter",
+            "namespace Other",
+            "namespace Other › function f"
+        ]
+    );
+    let csharp = "using System;\nnamespace App;\n\npublic class Session { }\n";
+    assert_eq!(
+        scopes(Language::CSharp, csharp, 4000),
+        vec!["", "namespace App", "namespace App › class Session"]
+    );
+}
+
+#[test]
 fn deeply_nested_input_is_chunked_without_exhausting_the_stack() {
     let depth = 20_000;
     let nested = format!(

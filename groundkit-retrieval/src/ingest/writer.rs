@@ -102,10 +102,11 @@ impl<'a> Writer<'a> {
         )?;
         // The committed generation's lexical index should always exist; if it was removed by
         // hand, or was written with an older schema, this ingest rebuilds it from the store.
-        let rebuild =
-            base_generation > 0 && !has_current_schema(&paths.generation_dir(base_generation));
-        let previous_vectors = if base_generation > 0 && !rebuild {
-            read_vectors(&paths.generation_dir(base_generation))?
+        let base_dir = paths.generation_dir(base_generation);
+        let rebuild = base_generation > 0 && !has_current_schema(&base_dir);
+        // Vectors are reused by their input, so an index rebuilt for its schema keeps them.
+        let previous_vectors = if base_generation > 0 && base_dir.is_dir() {
+            read_vectors(&base_dir)?
         } else {
             None
         };

@@ -165,7 +165,11 @@ fn every_language_is_cut_at_its_definitions_with_doc_comments_and_scopes() {
         ("socket.cpp", "namespace net", "namespace net {"),
         ("Session.cs", "namespace Net", "namespace Net"),
         ("session.rb", "module Net", "module Net"),
-        ("greeter.php", "class Greeter", "/** Greets people. */"),
+        (
+            "greeter.php",
+            "namespace App › class Greeter",
+            "/** Greets people. */",
+        ),
         (
             "build.sh",
             "function build",
