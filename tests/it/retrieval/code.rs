@@ -389,4 +389,17 @@ fn files_that_are_not_source_are_skipped_and_counted_by_reason() {
         serde_json::json!({"binary": 1, "generated": 3, "lock_file": 2, "vendored": 3})
     );
     assert_eq!(json["code"]["definitions"], 1);
+
+    let output = fx
+        .grk()
+        .args(["ingest", "--collection", "human", "."])
+        .output()
+        .expect("grk runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "skipped: 1 binary, 3 minified or generated, 2 lock files, 3 vendored or build output"
+        ) && stdout.contains("source files: 1 chunked at definitions"),
+        "{stdout}"
+    );
 }
