@@ -113,12 +113,16 @@ const PYTHON: &[Definition] = &[
 ];
 const JAVASCRIPT: &[Definition] = &[
     def("function_declaration", "function"),
+    def("lexical_declaration", "function"),
+    def("variable_declaration", "function"),
     def("generator_function_declaration", "function*"),
     def("class_declaration", "class"),
     def("method_definition", "method"),
 ];
 const TYPESCRIPT: &[Definition] = &[
     def("function_declaration", "function"),
+    def("lexical_declaration", "function"),
+    def("variable_declaration", "function"),
     def("generator_function_declaration", "function*"),
     def("function_signature", "function"),
     def("class_declaration", "class"),
@@ -280,7 +284,11 @@ impl Language {
         let named_only = (node.kind().ends_with("_specifier")
             || node.kind() == "namespace_definition")
             && node.child_by_field_name("body").is_none();
-        (listed && !named_only).then_some(node)
+        // A JavaScript or TypeScript `const`, `let` or `var` defines a function only when its
+        // value is one: `const parse = (text) => ...`.
+        let not_a_function = matches!(node.kind(), "lexical_declaration" | "variable_declaration")
+            && function_declarator(node).is_none();
+        (listed && !named_only && !not_a_function).then_some(node)
     }
 
     /// The scope entry of a statement that scopes the rest of its file (`namespace App;` in PHP
@@ -344,6 +352,10 @@ impl Language {
                     .join(", ")
             }
             (Language::Ruby, "singleton_method") => fields(["object", "name"], "."),
+            (_, "lexical_declaration" | "variable_declaration") => function_declarator(node)
+                .and_then(|declarator| declarator.child_by_field_name("name"))
+                .map(source)
+                .unwrap_or_default(),
             (Language::C | Language::Cpp, "function_definition" | "type_definition") => node
                 .child_by_field_name("declarator")
                 .and_then(declared_name)
@@ -355,6 +367,26 @@ impl Language {
                 .unwrap_or_default(),
         }
     }
+}
+
+/// The declarator of a JavaScript or TypeScript variable declaration whose value is a function.
+fn function_declarator(node: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|child| child.kind() == "variable_declarator")
+        .find(|declarator| {
+            declarator
+                .child_by_field_name("value")
+                .is_some_and(|value| {
+                    matches!(
+                        value.kind(),
+                        "arrow_function"
+                            | "function_expression"
+                            | "function"
+                            | "generator_function"
+                    )
+                })
+        })
 }
 
 /// The name a C or C++ declarator declares (`parse` in `static int *parse(char *s)`).

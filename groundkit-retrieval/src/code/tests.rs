@@ -91,8 +91,8 @@ fn every_grammar_finds_its_definitions() {
     let cases: &[(Language, &str, &[&str])] = &[
         (
             Language::JavaScript,
-            "// Adds.\nexport function add(a, b) { return a + b; }\nclass Cart { total() { return 0; } }\n",
-            &["function add", "class Cart"],
+            "// Adds.\nexport function add(a, b) { return a + b; }\nclass Cart { total() { return 0; } }\nconst RATE = 0.2;\nexport const greet = (name) => `hi ${name}`;\n",
+            &["function add", "class Cart", "", "function greet"],
         ),
         (
             Language::TypeScript,
@@ -101,8 +101,8 @@ fn every_grammar_finds_its_definitions() {
         ),
         (
             Language::Tsx,
-            "export function App(): JSX.Element { return <div/>; }\n",
-            &["function App"],
+            "export function App(): JSX.Element { return <div/>; }\nconst Row = function (): JSX.Element { return <tr/>; };\n",
+            &["function App", "function Row"],
         ),
         (
             Language::Go,
