@@ -109,6 +109,9 @@ pub(super) fn print_fetch(response: &FetchChunkResponse) {
     if let Some(extractor) = &c.extractor {
         println!("extractor  {extractor}");
     }
+    if let Some(scope) = &response.scope {
+        println!("scope      {scope}");
+    }
     println!("offsets    {}..{}", c.start_offset, c.end_offset);
     println!("verdict    {verdict}");
     if let Some(detail) = &response.detail {

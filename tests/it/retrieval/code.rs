@@ -281,6 +281,28 @@ fn scopes_are_searchable_and_returned_with_results() {
         hit.scope.as_deref(),
         Some("class Session › def open › def backoff")
     );
+    let grk = |args: &[&str]| {
+        let output = fx.grk().args(args).output().expect("grk runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).expect("utf8")
+    };
+    let search = grk(&[
+        "search",
+        "--collection",
+        "code",
+        "backoff attempt",
+        "--top-k",
+        "1",
+    ]);
+    assert!(
+        search.contains("in class Session › def open › def backoff"),
+        "{search}"
+    );
+    let fetch = grk(&["fetch", "--collection", "code", &hit.chunk_id]);
+    assert!(
+        fetch.contains("scope      class Session › def open › def backoff"),
+        "{fetch}"
+    );
     // A method's chunk is found by its class's name, which only its scope holds.
     let inflate: String = (0..16)
         .map(|i| format!("        self.pressure_{i} = {i}\n"))
