@@ -305,7 +305,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_generation_without_this_builds_fields_is_not_current() {
+    fn a_generation_without_the_scope_field_is_not_current() {
         let current = tempfile::tempdir().expect("temp dir");
         Index::create_in_dir(current.path(), schema()).expect("index");
         assert!(has_current_schema(current.path()));
