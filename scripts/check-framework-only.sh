@@ -9,13 +9,13 @@ cd "$(dirname "$0")/.."
 
 for package in groundkit-examples groundkit-server groundkit-core; do
     args=(-p "$package" -e normal --prefix none --locked)
-    heavy=$(cargo tree "${args[@]}" | grep -E '^(groundkit-retrieval|tantivy|rusqlite|libsqlite3-sys|groundkit-embed|tokenizers|gemm|rustls) ' | sort -u || true)
+    heavy=$(cargo tree "${args[@]}" | grep -E '^(groundkit-retrieval|tantivy|rusqlite|libsqlite3-sys|groundkit-embed|tokenizers|gemm|rustls|tree-sitter[a-z-]*) ' | sort -u || true)
     if [ -n "$heavy" ]; then
         echo "framework-only build of $package pulls retrieval dependencies:" >&2
         echo "$heavy" >&2
         exit 1
     fi
-    echo "$package (framework only): no engine, no tantivy, no SQLite, no embedder"
+    echo "$package (framework only): no engine, no tantivy, no SQLite, no embedder, no tree-sitter"
 done
 transport=$(cargo tree -p groundkit-core -e normal --prefix none --locked \
     | grep -E '^(actix-[a-z-]+|jsonrpsee[a-z-]*|groundkit-retrieval) ' | sort -u || true)

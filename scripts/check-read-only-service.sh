@@ -12,5 +12,9 @@ if cargo tree "${service[@]}" -e features -i groundkit-retrieval | grep -q 'grou
     echo "groundkit-server's retrieval feature turns on groundkit-retrieval's ingest feature" >&2
     exit 1
 fi
+if cargo tree "${service[@]}" -e normal --prefix none | grep -qE '^tree-sitter'; then
+    echo "groundkit-server's retrieval feature pulls tree-sitter (source code ingest is grk's)" >&2
+    exit 1
+fi
 cargo check "${service[@]}" --quiet
 echo "groundkit-server (service only): built without the engine's write surface"

@@ -89,7 +89,7 @@ pub(crate) struct GenerationMeta {
 
 /// The fields of a chunk document that a search result or a fetch reads (everything but the
 /// vector).
-pub(crate) const RECORD_FIELDS: [&str; 11] = [
+pub(crate) const RECORD_FIELDS: [&str; 12] = [
     "chunk_id",
     "document_id",
     "chunk_index",
@@ -101,6 +101,7 @@ pub(crate) const RECORD_FIELDS: [&str; 11] = [
     "extractor",
     "snapshot",
     "record_offset",
+    "scope",
 ];
 
 /// The analyser of `content`: the local engine's (split on every character that is neither a
@@ -141,7 +142,8 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
         "source_class": { "type": "keyword", "index": false },
         "extractor": { "type": "keyword", "index": false },
         "snapshot": { "type": "keyword", "index": false },
-        "record_offset": { "type": "long", "index": false }
+        "record_offset": { "type": "long", "index": false },
+        "scope": { "type": "keyword", "index": false }
     });
     let mut index = json!({
         "number_of_shards": shards,

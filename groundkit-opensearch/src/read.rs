@@ -45,6 +45,7 @@ pub struct ClusterBackend {
 
 fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
     RetrievalResult {
+        scope: record.scope,
         citation: Citation {
             document_id: record.document_id.clone(),
             chunk_id: record.chunk_id.clone(),

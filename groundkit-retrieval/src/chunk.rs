@@ -3,6 +3,9 @@
 //! A span prefers to end at a paragraph break, then at a sentence end, then at whitespace, and
 //! falls back to the last character boundary, so a UTF-8 character is never split. Leading and
 //! trailing whitespace is left out of every span; `&text[start..end]` is the chunk's content.
+//!
+//! A chunk is a [`Span`]: its byte range and, for source code, which `code` (the `code` feature)
+//! cuts at its definitions, its scope.
 
 /// Default largest chunk, in bytes (about 250-300 English words): a typical abstract or short
 /// note stays one chunk, and a longer document is ranked by its best passage. The best of a sweep
@@ -11,6 +14,40 @@ pub const DEFAULT_MAX_CHUNK_BYTES: usize = 1750;
 
 /// The smallest `max_bytes` accepted (smaller values are raised to it).
 pub const MIN_CHUNK_BYTES: usize = 64;
+
+/// The extractor names of source-code documents start with this (`code-rust@1`, and
+/// `code-text@1` for source code chunked as text): their chunks are indexed as code.
+pub const CODE_CHUNKER_PREFIX: &str = "code-";
+
+/// Whether a document recorded with `extractor` is source code.
+pub fn is_code(extractor: Option<&str>) -> bool {
+    extractor.is_some_and(|name| name.starts_with(CODE_CHUNKER_PREFIX))
+}
+
+/// One chunk: the byte range `start..end` of its document's text and, for source code, the scope
+/// it lies in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// Offset of its first byte.
+    pub start: usize,
+    /// Offset one past its last byte.
+    pub end: usize,
+    /// The enclosing definitions, outermost first, joined by ` › `; empty for prose and at the
+    /// top level of source code.
+    pub scope: String,
+}
+
+/// The chunks of `text` cut by [`chunk_spans`], without scopes.
+pub fn text_chunks(text: &str, max_bytes: usize) -> Vec<Span> {
+    chunk_spans(text, max_bytes)
+        .into_iter()
+        .map(|(start, end)| Span {
+            start,
+            end,
+            scope: String::new(),
+        })
+        .collect()
+}
 
 /// Byte spans `(start, end)` of the chunks of `text`.
 pub fn chunk_spans(text: &str, max_bytes: usize) -> Vec<(usize, usize)> {

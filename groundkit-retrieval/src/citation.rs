@@ -55,6 +55,7 @@ pub fn fetch_response(
         document_id: record.document_id.clone(),
         chunk_index: record.chunk_index,
         citation: citation_of(record),
+        scope: record.scope.clone(),
         verification,
         content,
         detail,

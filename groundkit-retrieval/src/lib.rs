@@ -118,6 +118,8 @@ pub mod vectors;
 // The write surface: ingest, only with the `ingest` feature.
 #[cfg(feature = "ingest")]
 pub mod chunk;
+#[cfg(feature = "code")]
+pub mod code;
 #[cfg(feature = "ingest")]
 pub mod ingest;
 #[cfg(feature = "fetch-url")]
@@ -144,8 +146,8 @@ pub use store::ChunkRecord;
 
 #[cfg(feature = "ingest")]
 pub use ingest::{
-    CommitStep, IngestFailure, IngestOptions, IngestProgress, IngestSummary, InputFormat,
-    ItemOutcome, NoProgress, ingest,
+    CodeChunking, CommitStep, IngestFailure, IngestOptions, IngestProgress, IngestSummary,
+    InputFormat, ItemOutcome, NoProgress, SkippedFiles, ingest,
 };
 
 /// How long chunks replaced or removed by an ingest stay fetchable by default: 24 hours.
@@ -159,7 +161,7 @@ pub const MAX_TOP_K: u32 = 100;
 pub const MAX_QUERY_CHARS: usize = 2048;
 
 /// The on-disk schema version stored in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The `PRAGMA application_id` that identifies a groundkit collection ("GRK1").
 pub const APPLICATION_ID: i32 = 0x4752_4B31;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceClass {
-    /// A plain text or Markdown file; offsets index its bytes.
+    /// A plain text, Markdown or source-code file; offsets index its bytes.
     Text,
     /// A file whose text came from an extractor (HTML, PDF, a BEIR record); offsets index the
     /// extractor's output.
@@ -52,7 +52,9 @@ pub struct Citation {
     pub source: String,
     /// How the text was obtained.
     pub source_class: SourceClass,
-    /// The extractor (`name@version`) for `extracted` sources and extracted snapshots.
+    /// The extractor (`name@version`) for `extracted` sources and extracted snapshots; for a
+    /// source-code file, the chunker that cut it (`code-rust@1`, or `code-text@1` when it was
+    /// chunked as text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extractor: Option<String>,
     /// Byte offset where the chunk starts in the source text.
@@ -85,6 +87,11 @@ pub struct FetchChunkResponse {
     pub chunk_index: u32,
     /// Where it came from.
     pub citation: Citation,
+    /// The definitions enclosing a source-code chunk, outermost first, joined by ` › `
+    /// (`impl Parser › fn parse_header`, `class Session › def close`); absent for prose and for
+    /// code outside any definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Whether the source still says what was indexed.
     pub verification: Verification,
     /// The text read back from the source; present only when `verified`.
@@ -193,6 +200,11 @@ pub struct RetrievalResult {
     pub content: String,
     /// Where the chunk came from.
     pub citation: Citation,
+    /// The definitions enclosing a source-code chunk, outermost first, joined by ` › `
+    /// (`impl Parser › fn parse_header`, `class Session › def close`); absent for prose and for
+    /// code outside any definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// How a response was produced.

@@ -90,6 +90,7 @@ mod tests {
                 score: 10.0 - i as f32,
                 rank: i as u32 + 1,
                 content: format!("passage {i}"),
+                scope: None,
                 citation: Citation {
                     document_id: format!("d{i}"),
                     chunk_id: format!("c{i}"),

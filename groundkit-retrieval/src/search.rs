@@ -291,9 +291,15 @@ fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<Ranked
     })
 }
 
+/// A stored text field: a plain string, or the text of pre-analysed content (a source-code
+/// chunk's).
 fn text_field(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
     doc.get_first(field)
-        .and_then(|v| v.as_str().map(str::to_owned))
+        .and_then(|v| {
+            v.as_str()
+                .map(str::to_owned)
+                .or_else(|| v.as_pre_tokenized_text().map(|p| p.text))
+        })
         .unwrap_or_default()
 }
 
@@ -326,6 +332,7 @@ fn load_result(
     let chunk_id = text_field(&doc, f.chunk_id);
     let document_id = text_field(&doc, f.document_id);
     let extractor = text_field(&doc, f.extractor);
+    let scope = text_field(&doc, f.scope);
     let number = |field| {
         doc.get_first(field)
             .and_then(|v| v.as_u64())
@@ -348,6 +355,7 @@ fn load_result(
         rank,
         content: text_field(&doc, f.content),
         citation,
+        scope: (!scope.is_empty()).then_some(scope),
     })
 }
 

@@ -3,10 +3,22 @@
 //! Discovery only names candidates. Whether a file really lies inside the base directory is
 //! decided again, on the opened handle, when it is read (`source_file::open_within`), since the
 //! tree can change between the walk and the read.
+//!
+//! With the `code` feature, source files are candidates too, and what is not worth reading as
+//! source (lock files, generated files by name, the files of vendored and build-output folders
+//! met in a walk) is named here as skipped, with its reason.
 
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "code")]
+use crate::code::{self, skip::SkipReason};
 use crate::ingest::{IngestOptions, InputFormat};
+
+/// Why a named file of an unknown kind is refused.
+#[cfg(feature = "code")]
+const UNSUPPORTED: &str = "unsupported file type (expected .txt, .md, .html, .pdf or source code)";
+#[cfg(not(feature = "code"))]
+const UNSUPPORTED: &str = "unsupported file type (expected .txt, .md, .html or .pdf)";
 
 /// One source found by discovery.
 pub(super) enum Item {
@@ -14,6 +26,13 @@ pub(super) enum Item {
         path: PathBuf,
         rel: String,
         kind: FileKind,
+    },
+    /// A source-code file.
+    #[cfg(feature = "code")]
+    Code {
+        path: PathBuf,
+        rel: String,
+        kind: code::SourceKind,
     },
     Url(String),
     Beir {
@@ -24,6 +43,12 @@ pub(super) enum Item {
         source: String,
         reason: String,
     },
+    /// A file not worth reading, counted by its reason.
+    #[cfg(feature = "code")]
+    Skipped {
+        rel: String,
+        reason: SkipReason,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -33,13 +58,47 @@ pub(super) enum FileKind {
     Pdf,
 }
 
-fn file_kind(path: &Path) -> Option<FileKind> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "txt" | "md" | "markdown" | "text" => Some(FileKind::Text),
-        "html" | "htm" | "xhtml" => Some(FileKind::Html),
-        "pdf" => Some(FileKind::Pdf),
-        _ => None,
+/// How a candidate file is read.
+#[derive(Clone, Copy)]
+enum Kind {
+    Document(FileKind),
+    #[cfg(feature = "code")]
+    Code(code::SourceKind),
+}
+
+fn file_kind(path: &Path) -> Option<Kind> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let kind = match ext.as_deref() {
+        Some("txt" | "md" | "markdown" | "text") => FileKind::Text,
+        Some("html" | "htm" | "xhtml") => FileKind::Html,
+        Some("pdf") => FileKind::Pdf,
+        #[cfg(feature = "code")]
+        _ => return code::source_kind(path.file_name()?.to_str()?).map(Kind::Code),
+        #[cfg(not(feature = "code"))]
+        _ => return None,
+    };
+    Some(Kind::Document(kind))
+}
+
+/// Why the file at `path` is skipped whatever it holds, if it is.
+#[cfg(feature = "code")]
+fn skipped_by_name(path: &Path) -> Option<SkipReason> {
+    code::skip::skip_by_name(path.file_name()?.to_str()?)
+}
+
+/// The item of a candidate file: skipped by its name, or read as `kind`.
+fn candidate(path: PathBuf, rel: String, kind: Kind) -> Item {
+    #[cfg(feature = "code")]
+    if let Some(reason) = skipped_by_name(&path) {
+        return Item::Skipped { rel, reason };
+    }
+    match kind {
+        Kind::Document(kind) => Item::File { path, rel, kind },
+        #[cfg(feature = "code")]
+        Kind::Code(kind) => Item::Code { path, rel, kind },
     }
 }
 
@@ -96,10 +155,10 @@ pub(super) fn discover(options: &IngestOptions, base: &Path) -> (Vec<Item>, Vec<
             }
             InputFormat::Files if path.is_dir() => walk(&path, base, &mut items),
             InputFormat::Files => match file_kind(&path) {
-                Some(kind) => items.push(Item::File { path, rel, kind }),
+                Some(kind) => items.push(candidate(path, rel, kind)),
                 None => items.push(Item::Invalid {
                     source: rel,
-                    reason: "unsupported file type (expected .txt, .md, .html or .pdf)".into(),
+                    reason: UNSUPPORTED.into(),
                 }),
             },
         }
@@ -113,28 +172,56 @@ fn walk(dir: &Path, base: &Path, items: &mut Vec<Item>) {
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
         .build();
+    // Vendored and build-output folders below `dir` met so far (a walk meets a folder before
+    // its files).
+    #[cfg(feature = "code")]
+    let mut vendored: Vec<PathBuf> = Vec::new();
     for entry in walker {
         let Ok(entry) = entry else { continue };
+        #[cfg(feature = "code")]
+        if entry.depth() > 0
+            && entry.file_type().is_some_and(|t| t.is_dir())
+            && code::skip::is_vendored_dir(entry.path())
+        {
+            vendored.push(entry.path().to_path_buf());
+        }
         if !entry
             .file_type()
             .is_some_and(|t| t.is_file() || t.is_symlink())
         {
             continue;
         }
+        let shown = || {
+            relative_source(entry.path(), base)
+                .unwrap_or_else(|| entry.path().display().to_string())
+        };
+        #[cfg(feature = "code")]
+        {
+            // A lock file is counted whatever its extension; another file only when it would
+            // have been read.
+            let lock = skipped_by_name(entry.path()) == Some(SkipReason::LockFile);
+            let reason = if vendored.iter().any(|dir| entry.path().starts_with(dir)) {
+                Some(SkipReason::Vendored)
+            } else {
+                lock.then_some(SkipReason::LockFile)
+            };
+            if let Some(reason) = reason.filter(|_| lock || file_kind(entry.path()).is_some()) {
+                items.push(Item::Skipped {
+                    rel: shown(),
+                    reason,
+                });
+                continue;
+            }
+        }
         let Some(kind) = file_kind(entry.path()) else {
             continue;
         };
-        let shown = relative_source(entry.path(), base)
-            .unwrap_or_else(|| entry.path().display().to_string());
+        let shown = shown();
         match entry.path().canonicalize() {
             Ok(real) if real.starts_with(base) => {
                 // The walk's own path is read, not `real`: a symlink inside the base is cited by
                 // the name the corpus gives it, and `open_within` checks where it leads when read.
-                items.push(Item::File {
-                    path: entry.path().to_path_buf(),
-                    rel: shown,
-                    kind,
-                });
+                items.push(candidate(entry.path().to_path_buf(), shown, kind));
             }
             _ => items.push(Item::Invalid {
                 source: shown,

@@ -1,7 +1,9 @@
 //! Ingest, the only write path: discover inputs (`discover`), read each source (`sources`), chunk
 //! it with exact offsets, and write documents, chunks, the lexical index and (with an embedder)
 //! the vectors as one new generation (`writer`; the commit protocol is described in the module
-//! root of `retrieval`). Bad inputs are reported per source and skipped.
+//! root of `retrieval`). Bad inputs are reported per source and skipped; with the `code`
+//! feature, source files are read too (chunked at their definitions by `code`), and files that
+//! are not source worth reading are counted by reason ([`SkippedFiles`]).
 
 mod discover;
 mod ledger;
@@ -34,8 +36,9 @@ pub use crate::DEFAULT_SUPERSEDED_RETENTION;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InputFormat {
-    /// Files and directories: `.txt`/`.md` as text, `.html`/`.htm`/`.pdf` extracted; `http://`
-    /// URLs as snapshots.
+    /// Files and directories: `.txt`/`.md` as text, `.html`/`.htm`/`.pdf` extracted, source
+    /// code (with the `code` feature) as text chunked at its definitions; `http://` URLs as
+    /// snapshots.
     #[default]
     Files,
     /// BEIR `corpus.jsonl` files (or directories holding one): one document per record, the
@@ -127,6 +130,9 @@ pub enum ItemOutcome {
     Unchanged,
     /// Skipped, with the reason.
     Failed(String),
+    /// Not read: not source code worth indexing (binary, generated, a lock file, vendored);
+    /// counted in [`IngestSummary::skipped`].
+    NotSource(&'static str),
     /// A multi-document source (a BEIR corpus).
     Records {
         /// New documents.
@@ -205,6 +211,10 @@ pub struct IngestSummary {
     pub documents: u64,
     /// Chunks in the collection afterwards.
     pub chunks: u64,
+    /// How the source-code files this ingest read were chunked.
+    pub code: CodeChunking,
+    /// Files not read because they are not source code worth indexing, by reason.
+    pub skipped: SkippedFiles,
     /// Chunks whose vector this ingest computed.
     pub embedded: u64,
     /// Chunks whose vector was reused from the previous generation (same embedding input, same
@@ -224,12 +234,61 @@ impl IngestSummary {
             unchanged: 0,
             removed: 0,
             failed: Vec::new(),
+            code: CodeChunking::default(),
+            skipped: SkippedFiles::default(),
             documents: 0,
             chunks: 0,
             embedded: 0,
             reused_vectors: 0,
             seconds: 0.0,
         }
+    }
+}
+
+/// How the source-code files an ingest read (new or changed ones) were chunked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CodeChunking {
+    /// Cut at their definitions by their language's grammar.
+    pub definitions: u64,
+    /// Chunked as text: their language has no grammar in this build.
+    pub no_grammar: u64,
+    /// Chunked as text: their grammar could not parse them.
+    pub unparsable: u64,
+}
+
+/// Files an ingest did not read because they are not source code worth indexing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedFiles {
+    /// Binary: NUL bytes, or more than a small share of bytes that are not UTF-8.
+    pub binary: u64,
+    /// Minified or generated: very long lines, a generated-file marker or name.
+    pub generated: u64,
+    /// Package managers' lock files.
+    pub lock_file: u64,
+    /// Inside vendored dependency or build-output folders.
+    pub vendored: u64,
+}
+
+impl SkippedFiles {
+    /// Whether nothing was skipped.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+#[cfg(feature = "code")]
+impl SkippedFiles {
+    /// Counts one skipped file; returns the reason's name.
+    fn count(&mut self, reason: crate::code::skip::SkipReason) -> &'static str {
+        use crate::code::skip::SkipReason;
+        let (counter, name) = match reason {
+            SkipReason::Binary => (&mut self.binary, "binary"),
+            SkipReason::Generated => (&mut self.generated, "minified or generated"),
+            SkipReason::LockFile => (&mut self.lock_file, "lock file"),
+            SkipReason::Vendored => (&mut self.vendored, "vendored or build output"),
+        };
+        *counter += 1;
+        name
     }
 }
 
@@ -277,8 +336,19 @@ pub fn ingest(
                 progress.item(&source, &ItemOutcome::Failed(reason.clone()));
                 writer.fail(source, reason);
             }
+            #[cfg(feature = "code")]
+            Item::Skipped { rel, reason } => {
+                let name = writer.summary.skipped.count(reason);
+                progress.item(&rel, &ItemOutcome::NotSource(name));
+            }
             Item::File { path, rel, kind } => {
                 let result = sources::ingest_file(&mut writer, &base, &path, &rel, kind);
+                let outcome = single_outcome(&mut writer, &rel, result)?;
+                progress.item(&rel, &outcome);
+            }
+            #[cfg(feature = "code")]
+            Item::Code { path, rel, kind } => {
+                let result = sources::ingest_code(&mut writer, &base, &path, &rel, kind);
                 let outcome = single_outcome(&mut writer, &rel, result)?;
                 progress.item(&rel, &outcome);
             }
@@ -290,12 +360,13 @@ pub fn ingest(
             Item::Beir { path, rel } => {
                 let outcome = match sources::ingest_beir(&mut writer, &base, &path, &rel) {
                     Ok(outcome) => outcome,
-                    Err(FileError::Skip(reason)) => {
+                    Err(FileError::Fatal(err)) => return Err(err),
+                    Err(skipped) => {
+                        let reason = skipped.reason();
                         failed_roots.push(rel.clone());
                         writer.fail(rel.clone(), reason.clone());
                         ItemOutcome::Failed(reason)
                     }
-                    Err(FileError::Fatal(err)) => return Err(err),
                 };
                 progress.item(&rel, &outcome);
             }
@@ -343,6 +414,10 @@ fn single_outcome(
             writer.ledger.see(source)?;
             writer.fail(source, reason.clone());
             Ok(ItemOutcome::Failed(reason))
+        }
+        #[cfg(feature = "code")]
+        Err(FileError::NotSource(reason)) => {
+            Ok(ItemOutcome::NotSource(writer.summary.skipped.count(reason)))
         }
         Err(FileError::Fatal(err)) => Err(err),
     }

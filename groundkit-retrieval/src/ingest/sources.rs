@@ -2,7 +2,9 @@
 //!
 //! Files are opened once inside the base directory and read from that handle
 //! (`source_file::open_within`), at most [`MAX_SOURCE_BYTES`] of them; a BEIR corpus is read line
-//! by line, each line at most that long.
+//! by line, each line at most that long. A source-code file (the `code` feature) is judged on
+//! its bytes first (`code::skip`), then chunked at its definitions, or as text when its language
+//! has no grammar or its grammar cannot parse it.
 
 use std::io::BufReader;
 use std::path::Path;
@@ -26,6 +28,21 @@ pub(super) enum FileError {
     Skip(String),
     /// The collection cannot be written; stop (the transaction rolls back).
     Fatal(Error),
+    /// Not source code worth reading; counted, not reported as a failure.
+    #[cfg(feature = "code")]
+    NotSource(crate::code::skip::SkipReason),
+}
+
+impl FileError {
+    /// Why the source was skipped, for a failure report.
+    pub(super) fn reason(self) -> String {
+        match self {
+            FileError::Skip(reason) => reason,
+            FileError::Fatal(err) => err.to_string(),
+            #[cfg(feature = "code")]
+            FileError::NotSource(reason) => format!("not source code worth reading ({reason:?})"),
+        }
+    }
 }
 
 impl From<Error> for FileError {
@@ -89,8 +106,84 @@ pub(super) fn ingest_file(
             record_offset: None,
             hash,
             text,
+            code_chunks: None,
         })
     })
+}
+
+/// Reads a source-code file holding `bytes` as a `text` source: skipped when it is not source
+/// worth reading, else chunked at its definitions (or as text), the chunker recorded as its
+/// extractor.
+#[cfg(feature = "code")]
+pub(super) fn ingest_code(
+    writer: &mut Writer<'_>,
+    base: &Path,
+    path: &Path,
+    rel: &str,
+    kind: crate::code::SourceKind,
+) -> Result<Change, FileError> {
+    use crate::code::{self, SourceKind, TEXT_CHUNKER};
+    let bytes = read_bounded(open(path, base)?, MAX_SOURCE_BYTES)?;
+    if let Some(reason) = code::skip::skip_by_content(&bytes) {
+        return Err(FileError::NotSource(reason));
+    }
+    let chunker = match kind {
+        SourceKind::Parsed(language) => language.chunker(),
+        SourceKind::Unparsed => TEXT_CHUNKER,
+    };
+    let hash = super::sha256_hex(&[chunker.as_bytes(), &bytes]);
+    let max_bytes = writer.max_chunk_bytes();
+    let mut chunking = None;
+    let change = writer.write_if_changed(rel, hash, |hash| {
+        let text = String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?;
+        if text.trim().is_empty() {
+            return Err(FileError::Skip("contains no text".into()));
+        }
+        let parsed = match kind {
+            SourceKind::Parsed(language) => code::chunk_definitions(language, &text, max_bytes)
+                .map(|chunks| (language.chunker(), chunks))
+                .ok_or(Chunking::Unparsable),
+            SourceKind::Unparsed => Err(Chunking::NoGrammar),
+        };
+        let (extractor, chunks) = match parsed {
+            Ok(parsed) => {
+                chunking = Some(Chunking::Definitions);
+                parsed
+            }
+            Err(fallback) => {
+                chunking = Some(fallback);
+                (TEXT_CHUNKER, code::text_chunks(&text, max_bytes))
+            }
+        };
+        Ok(Prepared {
+            document_id: rel.to_owned(),
+            source: rel.to_owned(),
+            class: SourceClass::Text,
+            extractor: Some(extractor),
+            snapshot: None,
+            record_offset: None,
+            hash,
+            text,
+            code_chunks: Some(chunks),
+        })
+    })?;
+    if let Some(chunking) = chunking {
+        let counts = &mut writer.summary.code;
+        match chunking {
+            Chunking::Definitions => counts.definitions += 1,
+            Chunking::NoGrammar => counts.no_grammar += 1,
+            Chunking::Unparsable => counts.unparsable += 1,
+        }
+    }
+    Ok(change)
+}
+
+/// How a source file was chunked.
+#[cfg(feature = "code")]
+enum Chunking {
+    Definitions,
+    NoGrammar,
+    Unparsable,
 }
 
 #[cfg(feature = "fetch-url")]
@@ -120,6 +213,7 @@ pub(super) fn ingest_url(
             record_offset: None,
             hash,
             text: fetched.text,
+            code_chunks: None,
         })
     })
 }
@@ -207,6 +301,7 @@ pub(super) fn ingest_beir(
                 record_offset: Some(offset),
                 hash,
                 text,
+                code_chunks: None,
             })
         })?;
         writer.count(&change);

@@ -9,12 +9,14 @@ mod commit;
 
 use rusqlite::Connection;
 
-use crate::chunk::chunk_spans;
+use crate::chunk::{Span, text_chunks};
 use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
 use crate::ingest::ledger::Ledger;
 use crate::ingest::{IngestFailure, IngestOptions, IngestSummary};
-use crate::lexical::{ChunkDoc, GenerationBuilder, WriterConfig, remove_other_generations};
+use crate::lexical::{
+    ChunkDoc, GenerationBuilder, WriterConfig, has_current_schema, remove_other_generations,
+};
 use crate::model::SourceClass;
 use crate::store;
 use crate::store::write::{self, DocumentRow, NewChunk, NewDocument};
@@ -31,6 +33,9 @@ pub(super) struct Prepared {
     pub(super) record_offset: Option<u64>,
     pub(super) hash: String,
     pub(super) text: String,
+    /// A source file's chunks, already cut (with their scopes) by the code chunker; `None` cuts
+    /// `text` with the text chunker.
+    pub(super) code_chunks: Option<Vec<Span>>,
 }
 
 pub(super) enum Change {
@@ -98,10 +103,12 @@ impl<'a> Writer<'a> {
             (base_generation > 0).then_some(base_generation),
         )?;
         // The committed generation's lexical index should always exist; if it was removed by
-        // hand, this ingest rebuilds it from the store instead of failing.
-        let rebuild = base_generation > 0 && !paths.generation_dir(base_generation).is_dir();
-        let previous_vectors = if base_generation > 0 && !rebuild {
-            read_vectors(&paths.generation_dir(base_generation))?
+        // hand, or was written with an older schema, this ingest rebuilds it from the store.
+        let base_dir = paths.generation_dir(base_generation);
+        let rebuild = base_generation > 0 && !has_current_schema(&base_dir);
+        // Vectors are reused by their input, so an index rebuilt for its schema keeps them.
+        let previous_vectors = if base_generation > 0 && base_dir.is_dir() {
+            read_vectors(&base_dir)?
         } else {
             None
         };
@@ -211,10 +218,13 @@ impl<'a> Writer<'a> {
 
     /// Chunks and writes a document the store does not hold with this content.
     fn write(&mut self, doc: Prepared, replacing: bool) -> Result<Change, Error> {
-        let spans = chunk_spans(&doc.text, self.max_chunk_bytes);
+        let code = doc.code_chunks.is_some();
+        let spans = doc
+            .code_chunks
+            .unwrap_or_else(|| text_chunks(&doc.text, self.max_chunk_bytes));
         let chunk_ids: Vec<String> = spans
             .iter()
-            .map(|&(start, end)| chunk_id(&doc.document_id, start, end, &doc.text[start..end]))
+            .map(|c| chunk_id(&doc.document_id, c.start, c.end, &doc.text[c.start..c.end]))
             .collect();
         self.ledger.wrote(&doc.document_id)?;
         let builder = self.builder()?;
@@ -222,16 +232,18 @@ impl<'a> Writer<'a> {
             builder.delete_document(&doc.document_id);
         }
         let fields = builder.fields;
-        for ((start, end), chunk_id) in spans.iter().zip(&chunk_ids) {
+        for (chunk, chunk_id) in spans.iter().zip(&chunk_ids) {
             builder.add(fields.document(&ChunkDoc {
                 chunk_id,
                 document_id: &doc.document_id,
-                content: &doc.text[*start..*end],
+                content: &doc.text[chunk.start..chunk.end],
                 source: &doc.source,
                 source_class: doc.class.as_str(),
                 extractor: doc.extractor.unwrap_or(""),
-                start: *start as u64,
-                end: *end as u64,
+                start: chunk.start as u64,
+                end: chunk.end as u64,
+                code,
+                scope: &chunk.scope,
             }))?;
         }
         if replacing {
@@ -241,12 +253,13 @@ impl<'a> Writer<'a> {
             .iter()
             .zip(&chunk_ids)
             .enumerate()
-            .map(|(i, ((start, end), id))| NewChunk {
+            .map(|(i, (chunk, id))| NewChunk {
                 chunk_id: id,
                 chunk_index: i,
-                start_offset: *start,
-                end_offset: *end,
-                content: &doc.text[*start..*end],
+                start_offset: chunk.start,
+                end_offset: chunk.end,
+                content: &doc.text[chunk.start..chunk.end],
+                scope: &chunk.scope,
             })
             .collect();
         write::insert_document(
@@ -313,6 +326,12 @@ impl<'a> Writer<'a> {
                 return Ok(());
             }
         }
+    }
+
+    /// The largest chunk, in bytes.
+    #[cfg(feature = "code")]
+    pub(super) fn max_chunk_bytes(&self) -> usize {
+        self.max_chunk_bytes
     }
 
     pub(super) fn fail(&mut self, source: impl Into<String>, reason: impl Into<String>) {

@@ -6,9 +6,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use std::cell::RefCell;
+
+use tantivy::tokenizer::{PreTokenizedString, TextAnalyzer, Token};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
-use crate::analysis::{ANALYZER_NAME, english_analyzer};
+use crate::analysis::{ANALYZER_NAME, code_terms, english_analyzer};
 use crate::collection::{
     CollectionPaths, RETIRED_FILES, VECTOR_GRAPH_FILE, VECTORS_FILE, generation_name,
 };
@@ -39,6 +42,37 @@ pub struct ChunkDoc<'a> {
     pub start: u64,
     /// End offset.
     pub end: u64,
+    /// Whether the chunk is source code (indexed with [`code_terms`]).
+    pub code: bool,
+    /// A source-code chunk's scope, empty when none (then not stored).
+    pub scope: &'a str,
+}
+
+thread_local! {
+    /// The analyser of source-code chunks' terms, built once per indexing thread.
+    static CODE_ANALYZER: RefCell<TextAnalyzer> = RefCell::new(english_analyzer());
+}
+
+/// A source-code chunk's content with its terms: those of its scope, then those of its text.
+fn code_content(scope: &str, content: &str) -> PreTokenizedString {
+    let terms = CODE_ANALYZER.with_borrow_mut(|analyzer| {
+        let mut terms = code_terms(analyzer, scope);
+        terms.extend(code_terms(analyzer, content));
+        terms
+    });
+    let tokens = terms
+        .into_iter()
+        .enumerate()
+        .map(|(position, text)| Token {
+            position,
+            text,
+            ..Token::default()
+        })
+        .collect();
+    PreTokenizedString {
+        text: content.to_owned(),
+        tokens,
+    }
 }
 
 impl Fields {
@@ -47,12 +81,19 @@ impl Fields {
         let mut doc = TantivyDocument::default();
         doc.add_text(self.chunk_id, chunk.chunk_id);
         doc.add_text(self.document_id, chunk.document_id);
-        doc.add_text(self.content, chunk.content);
+        if chunk.code {
+            doc.add_pre_tokenized_text(self.content, code_content(chunk.scope, chunk.content));
+        } else {
+            doc.add_text(self.content, chunk.content);
+        }
         doc.add_text(self.source, chunk.source);
         doc.add_text(self.source_class, chunk.source_class);
         doc.add_text(self.extractor, chunk.extractor);
         doc.add_u64(self.start, chunk.start);
         doc.add_u64(self.end, chunk.end);
+        if !chunk.scope.is_empty() {
+            doc.add_text(self.scope, chunk.scope);
+        }
         doc
     }
 }
@@ -76,6 +117,12 @@ impl Default for WriterConfig {
             per_thread_budget: 64 << 20,
         }
     }
+}
+
+/// Whether the published generation in `dir` has this build's schema (a generation written
+/// before chunks had scopes does not, and the next one is built from the store instead).
+pub fn has_current_schema(dir: &Path) -> bool {
+    Index::open_in_dir(dir).is_ok_and(|index| fields(&index.schema()).is_ok())
 }
 
 /// A new generation under construction in `g<N>.tmp`.
@@ -265,4 +312,34 @@ fn link_files(from: &Path, to: &Path) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::schema::{STORED, Schema};
+
+    use super::*;
+
+    #[test]
+    fn a_generation_without_the_scope_field_is_not_current() {
+        let current = tempfile::tempdir().expect("temp dir");
+        Index::create_in_dir(current.path(), schema()).expect("index");
+        assert!(has_current_schema(current.path()));
+
+        // The schema before chunks had scopes.
+        let mut builder = Schema::builder();
+        for name in [
+            "chunk_id",
+            "document_id",
+            "content",
+            "source",
+            "source_class",
+        ] {
+            builder.add_text_field(name, STORED);
+        }
+        let older = tempfile::tempdir().expect("temp dir");
+        Index::create_in_dir(older.path(), builder.build()).expect("index");
+        assert!(!has_current_schema(older.path()));
+        assert!(!has_current_schema(&older.path().join("missing")));
+    }
 }

@@ -28,7 +28,7 @@ mod topn;
 #[cfg(feature = "ingest")]
 pub use build::WriterConfig;
 #[cfg(feature = "ingest")]
-pub(crate) use build::{ChunkDoc, GenerationBuilder, remove_other_generations};
+pub(crate) use build::{ChunkDoc, GenerationBuilder, has_current_schema, remove_other_generations};
 use failure::tantivy_err;
 pub(crate) use maxima::WindowMaxima;
 use published::PublishedDirectory;
@@ -42,7 +42,9 @@ pub(crate) struct Fields {
     pub chunk_id: Field,
     /// Document id (indexed as one token for deletes, stored).
     pub document_id: Field,
-    /// Chunk text (analysed, term frequencies, stored).
+    /// Chunk text (analysed, term frequencies, stored). A source-code chunk is indexed with its
+    /// scope and the parts of its identifiers (`analysis::code_terms`), as pre-analysed terms
+    /// stored with its text.
     pub content: Field,
     /// Citation source (stored).
     pub source: Field,
@@ -54,6 +56,8 @@ pub(crate) struct Fields {
     pub start: Field,
     /// Citation end offset (stored).
     pub end: Field,
+    /// A source-code chunk's scope (stored; absent when it has none).
+    pub scope: Field,
 }
 
 /// Text options of the searchable content field: the English analyser, frequencies without
@@ -79,6 +83,7 @@ pub fn schema() -> Schema {
     builder.add_text_field("extractor", STORED);
     builder.add_u64_field("start", NumericOptions::default().set_stored());
     builder.add_u64_field("end", NumericOptions::default().set_stored());
+    builder.add_text_field("scope", STORED);
     builder.build()
 }
 
@@ -97,6 +102,7 @@ pub(super) fn fields(schema: &Schema) -> Result<Fields, Error> {
         extractor: get("extractor")?,
         start: get("start")?,
         end: get("end")?,
+        scope: get("scope")?,
     })
 }
 

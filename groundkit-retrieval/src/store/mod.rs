@@ -140,6 +140,10 @@ pub struct ChunkRecord {
     pub snapshot: Option<String>,
     /// The byte offset of a BEIR document's record in its corpus file.
     pub record_offset: Option<u64>,
+    /// The definitions enclosing a source-code chunk, outermost first
+    /// (`impl Parser › fn parse_header`); `None` for prose and top-level code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Whether the chunk comes from `superseded_chunks`.
     #[serde(default, skip_serializing)]
     pub superseded: bool,
@@ -147,7 +151,7 @@ pub struct ChunkRecord {
 
 /// A live chunk joined with its document, by chunk id.
 pub(crate) const LIVE_CHUNK: &str = "SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset,
-        c.end_offset, c.content, d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0
+        c.end_offset, c.content, d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0, c.scope
     FROM chunks c JOIN documents d ON d.document_id = c.document_id
     WHERE c.chunk_id = ?1";
 
@@ -168,7 +172,7 @@ pub(crate) fn chunk_record(
             &tx,
             chunk_id,
             "SELECT chunk_id, document_id, chunk_index, start_offset, end_offset, content,
-                    source, source_class, extractor, snapshot, record_offset, 1
+                    source, source_class, extractor, snapshot, record_offset, 1, scope
              FROM superseded_chunks WHERE chunk_id = ?1",
         )?,
     };
@@ -199,6 +203,7 @@ pub(crate) fn chunk_record_in(
             snapshot: row.get(9)?,
             record_offset: row.get::<_, Option<i64>>(10)?.map(|o| o.max(0) as u64),
             superseded: row.get(11)?,
+            scope: row.get(12)?,
         })
     })
     .optional()

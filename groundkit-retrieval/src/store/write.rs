@@ -36,7 +36,8 @@ CREATE TABLE chunks (
     chunk_index  INTEGER NOT NULL,
     start_offset INTEGER NOT NULL,
     end_offset   INTEGER NOT NULL,
-    content      TEXT NOT NULL
+    content      TEXT NOT NULL,
+    scope        TEXT
 ) STRICT;
 CREATE INDEX chunks_by_document ON chunks (document_id);
 ";
@@ -57,12 +58,19 @@ CREATE TABLE superseded_chunks (
     snapshot      TEXT,
     record_offset INTEGER,
     superseded_generation INTEGER NOT NULL,
-    superseded_at INTEGER NOT NULL
+    superseded_at INTEGER NOT NULL,
+    scope         TEXT
 ) STRICT;
 ";
 
-/// Upgrades a version-1 store in place (inside the ingest's transaction).
-const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INTEGER;";
+/// Upgrades a version-1 store in place (inside the ingest's transaction), with [`SUPERSEDED`].
+const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INTEGER;
+    ALTER TABLE chunks ADD COLUMN scope TEXT;";
+
+/// Upgrades a version-2 store in place: chunks gain their scope (a source-code chunk's enclosing
+/// definitions).
+const MIGRATE_FROM_2: &str = "ALTER TABLE chunks ADD COLUMN scope TEXT;
+    ALTER TABLE superseded_chunks ADD COLUMN scope TEXT;";
 
 /// Opens (creating when absent) a collection's store for ingest.
 ///
@@ -86,9 +94,14 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(sql_err("cannot configure the collection"))?;
     let mut version = schema_version(&conn)?;
-    if version == 1 {
+    let upgrade = match version {
+        1 => Some(format!("{MIGRATE_FROM_1} {SUPERSEDED}")),
+        2 => Some(MIGRATE_FROM_2.to_owned()),
+        _ => None,
+    };
+    if let Some(upgrade) = upgrade {
         conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {MIGRATE_FROM_1} {SUPERSEDED} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            "BEGIN IMMEDIATE; {upgrade} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
         ))
         .map_err(sql_err("cannot upgrade the collection"))?;
         version = SCHEMA_VERSION;
@@ -224,6 +237,8 @@ pub(crate) struct NewChunk<'a> {
     pub(crate) start_offset: usize,
     pub(crate) end_offset: usize,
     pub(crate) content: &'a str,
+    /// The definitions enclosing a source-code chunk; empty for none.
+    pub(crate) scope: &'a str,
 }
 
 /// Moves a document's chunks to `superseded_chunks` (stamped with the generation being built and
@@ -236,8 +251,11 @@ pub(crate) fn supersede_document(
 ) -> Result<(), Error> {
     conn.prepare_cached(
         "INSERT OR REPLACE INTO superseded_chunks
+         (chunk_id, document_id, chunk_index, start_offset, end_offset, content, source,
+          source_class, extractor, snapshot, record_offset, superseded_generation, superseded_at,
+          scope)
          SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset, c.content,
-                d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, ?2, ?3
+                d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, ?2, ?3, c.scope
          FROM chunks c JOIN documents d ON d.document_id = c.document_id
          WHERE c.document_id = ?1",
     )
@@ -297,8 +315,8 @@ pub(crate) fn insert_document(
     let mut insert_chunk = conn
         .prepare_cached(
             "INSERT INTO chunks
-             (chunk_id, document_id, chunk_index, start_offset, end_offset, content)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+             (chunk_id, document_id, chunk_index, start_offset, end_offset, content, scope)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )
         .map_err(sql_err("cannot insert a chunk"))?;
     for chunk in chunks {
@@ -310,31 +328,40 @@ pub(crate) fn insert_document(
                 chunk.start_offset as i64,
                 chunk.end_offset as i64,
                 chunk.content,
+                (!chunk.scope.is_empty()).then_some(chunk.scope),
             ])
             .map_err(sql_err("cannot insert a chunk"))?;
     }
     Ok(())
 }
 
-/// The stored chunks of a document: `(chunk_id, start, end, content)` in order.
-pub(crate) fn chunks_of(
-    conn: &Connection,
-    document_id: &str,
-) -> Result<Vec<(String, u64, u64, String)>, Error> {
+/// One stored chunk, as a lost lexical index is rebuilt from it.
+pub(crate) struct StoredChunk {
+    pub(crate) chunk_id: String,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) content: String,
+    /// Empty for none.
+    pub(crate) scope: String,
+}
+
+/// The stored chunks of a document, in order.
+pub(crate) fn chunks_of(conn: &Connection, document_id: &str) -> Result<Vec<StoredChunk>, Error> {
     let mut stmt = conn
         .prepare_cached(
-            "SELECT chunk_id, start_offset, end_offset, content FROM chunks
+            "SELECT chunk_id, start_offset, end_offset, content, scope FROM chunks
              WHERE document_id = ?1 ORDER BY chunk_index",
         )
         .map_err(sql_err("cannot read chunks"))?;
     let rows = stmt
         .query_map([document_id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, i64>(1)?.max(0) as u64,
-                row.get::<_, i64>(2)?.max(0) as u64,
-                row.get::<_, String>(3)?,
-            ))
+            Ok(StoredChunk {
+                chunk_id: row.get(0)?,
+                start: row.get::<_, i64>(1)?.max(0) as u64,
+                end: row.get::<_, i64>(2)?.max(0) as u64,
+                content: row.get(3)?,
+                scope: row.get::<_, Option<String>>(4)?.unwrap_or_default(),
+            })
         })
         .map_err(sql_err("cannot read chunks"))?;
     rows.collect::<Result<_, _>>()

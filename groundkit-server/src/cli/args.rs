@@ -106,7 +106,7 @@ pub(crate) struct IngestArgs {
 /// Input formats.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum FormatArg {
-    /// Text, Markdown, HTML and PDF files; URLs.
+    /// Text, Markdown, HTML and PDF files; source code; URLs.
     Files,
     /// BEIR `corpus.jsonl`.
     Beir,

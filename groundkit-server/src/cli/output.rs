@@ -35,6 +35,22 @@ pub(super) fn print_ingest(summary: &IngestSummary) {
     for failure in &summary.failed {
         println!("  failed  {}: {}", failure.source, failure.reason);
     }
+    let code = &summary.code;
+    if code.definitions + code.no_grammar + code.unparsable > 0 {
+        println!(
+            "source files: {} chunked at definitions, chunked as text: {} without a grammar, {} \
+             unparsable",
+            code.definitions, code.no_grammar, code.unparsable
+        );
+    }
+    let skipped = &summary.skipped;
+    if !skipped.is_empty() {
+        println!(
+            "skipped: {} binary, {} minified or generated, {} lock files, {} vendored or build \
+             output",
+            skipped.binary, skipped.generated, skipped.lock_file, skipped.vendored
+        );
+    }
     println!(
         "generation {}: {} documents, {} chunks ({:.2}s)",
         summary.generation, summary.documents, summary.chunks, summary.seconds
@@ -69,6 +85,9 @@ pub(super) fn print_search(response: &SearchResponse) {
             "{:>2}. {:.3}  {}  [{}..{}]  chunk {}",
             hit.rank, hit.score, c.source, c.start_offset, c.end_offset, hit.chunk_id
         );
+        if let Some(scope) = &hit.scope {
+            println!("    in {scope}");
+        }
         println!("    {}", snippet(&hit.content));
     }
     let m = &response.metadata;
@@ -89,6 +108,9 @@ pub(super) fn print_fetch(response: &FetchChunkResponse) {
     println!("source     {} ({})", c.source, c.source_class.as_str());
     if let Some(extractor) = &c.extractor {
         println!("extractor  {extractor}");
+    }
+    if let Some(scope) = &response.scope {
+        println!("scope      {scope}");
     }
     println!("offsets    {}..{}", c.start_offset, c.end_offset);
     println!("verdict    {verdict}");

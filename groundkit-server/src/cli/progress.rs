@@ -63,6 +63,11 @@ impl IngestProgress for CliProgress {
                 }
             }
             ItemOutcome::Failed(reason) => self.line(format!("failed     {source}: {reason}")),
+            ItemOutcome::NotSource(reason) => {
+                if self.bar.is_none() {
+                    self.line(format!("skipped    {source}: {reason}"));
+                }
+            }
             ItemOutcome::Records {
                 added,
                 updated,

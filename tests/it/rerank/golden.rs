@@ -159,6 +159,7 @@ fn result(i: usize, content: &str) -> RetrievalResult {
             start_offset: 0,
             end_offset: content.len() as u64,
         },
+        scope: None,
     }
 }
 

@@ -300,21 +300,16 @@ fn reads_create_no_file_in_the_index_directory() {
     assert_eq!(tree(), before, "a read created, removed or changed a file");
 }
 
-#[test]
-fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
+/// A store downgraded by `downgrade` to an older layout is refused by readers, and the next
+/// ingest upgrades it, keeping its chunks.
+fn an_older_store_is_refused_by_readers_and_upgraded_by_the_next_ingest(downgrade: &str) {
     let fx = Fixture::new();
     fx.write("a.md", "kilo text kept across the upgrade");
     fx.ingest_all("c");
     let id = ids_of(&fx, "a.md").remove(0);
     {
-        // The version-1 layout: no superseded chunks, no BEIR record offsets.
         let conn = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open");
-        conn.execute_batch(
-            "DROP TABLE superseded_chunks;
-             ALTER TABLE documents DROP COLUMN record_offset;
-             PRAGMA user_version = 1;",
-        )
-        .expect("downgrade");
+        conn.execute_batch(downgrade).expect("downgrade");
     }
     let err = fx.cache().acquire("c").expect_err("a reader refuses it");
     assert_eq!(err.kind(), "storage_error", "{err:?}");
@@ -326,6 +321,27 @@ fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
     let kept = fetch(&fx, &id).expect("the old chunk, unchanged");
     assert_eq!(kept.verification, Verification::Verified);
     assert_eq!(fx.search("c", "lima", 1).results.len(), 1);
+}
+
+#[test]
+fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
+    // The version-1 layout: no superseded chunks, no BEIR record offsets, no scopes.
+    an_older_store_is_refused_by_readers_and_upgraded_by_the_next_ingest(
+        "DROP TABLE superseded_chunks;
+         ALTER TABLE documents DROP COLUMN record_offset;
+         ALTER TABLE chunks DROP COLUMN scope;
+         PRAGMA user_version = 1;",
+    );
+}
+
+#[test]
+fn a_version_2_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
+    // The version-2 layout: no scopes.
+    an_older_store_is_refused_by_readers_and_upgraded_by_the_next_ingest(
+        "ALTER TABLE chunks DROP COLUMN scope;
+         ALTER TABLE superseded_chunks DROP COLUMN scope;
+         PRAGMA user_version = 2;",
+    );
 }
 
 #[test]

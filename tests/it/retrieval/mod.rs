@@ -43,12 +43,20 @@
 //! - `grk`'s read commands answer exactly what REST answers:
 //!   `cli::the_read_commands_answer_exactly_what_rest_answers`.
 //!
+//! - Source code is cut at its definitions with their scopes, verified byte for byte, and its
+//!   identifiers found by their parts and whole; what is not source is skipped and counted:
+//!   `code.rs`
+//!   (`code::every_language_is_cut_at_its_definitions_with_doc_comments_and_scopes`,
+//!   `code::identifiers_are_found_by_their_parts_and_as_a_whole`,
+//!   `code::files_that_are_not_source_are_skipped_and_counted_by_reason`).
+//!
 //! Exact lexical ranking is checked by unit tests in groundkit-retrieval (`lexical::top`,
 //! `lexical::maxima`).
 
 mod cache;
 mod citations;
 mod cli;
+mod code;
 mod crash;
 mod dense;
 mod generations;

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The modules of `groundkit-retrieval/src/`, each allowed to use only those before it. The
-/// write surface (`chunk`, `snapshot_fetch`, `ingest`) comes last: nothing of the read surface
+/// write surface (`chunk`, `code`, `snapshot_fetch`, `ingest`) comes last: nothing of the read surface
 /// may use it.
 const ORDER: &[&str] = &[
     "model",
@@ -28,6 +28,7 @@ const ORDER: &[&str] = &[
     "export",
     "backend",
     "chunk",
+    "code",
     "snapshot_fetch",
     "ingest",
 ];

@@ -6,6 +6,7 @@
 
 use rusqlite::Connection;
 
+use crate::chunk::is_code;
 use crate::collection::CollectionPaths;
 use crate::ingest::{CommitStep, IngestProgress, IngestSummary};
 use crate::lexical::{ChunkDoc, remove_other_generations};
@@ -116,16 +117,19 @@ impl Writer<'_> {
                 .as_mut()
                 .ok_or_else(|| Error::internal("no generation builder"))?;
             let fields = builder.fields;
-            for (chunk_id, start, end, content) in write::chunks_of(conn, &document_id)? {
+            let code = is_code(row.extractor.as_deref());
+            for chunk in write::chunks_of(conn, &document_id)? {
                 builder.add(fields.document(&ChunkDoc {
-                    chunk_id: &chunk_id,
+                    chunk_id: &chunk.chunk_id,
                     document_id: &document_id,
-                    content: &content,
+                    content: &chunk.content,
                     source: &row.source,
                     source_class: row.source_class.as_str(),
                     extractor: row.extractor.as_deref().unwrap_or(""),
-                    start,
-                    end,
+                    start: chunk.start,
+                    end: chunk.end,
+                    code,
+                    scope: &chunk.scope,
                 }))?;
             }
             Ok(())
