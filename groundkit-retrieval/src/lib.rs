@@ -160,7 +160,8 @@ pub const MAX_TOP_K: u32 = 100;
 /// The longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 2048;
 
-/// The on-disk schema version stored in `PRAGMA user_version`.
+/// The on-disk schema version stored in `PRAGMA user_version`. An ingest upgrades a store of
+/// every earlier version (from 1) in place; readers refuse them until it has.
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// The `PRAGMA application_id` that identifies a groundkit collection ("GRK1").

@@ -89,7 +89,7 @@ impl OpenCollection {
                 message: format!(
                     "collection {name} has schema version {version}; this build reads version \
                      {SCHEMA_VERSION}{}",
-                    if version == 1 {
+                    if (1..SCHEMA_VERSION).contains(&version) {
                         " (`grk ingest` upgrades it)"
                     } else {
                         ""
