@@ -3,7 +3,13 @@
 //! What this module guards:
 //!
 //! - REST serves exactly the registry, and a route added behind its back fails the check:
-//!   `parity::rest_serves_exactly_the_registry`, `parity::a_hand_added_route_breaks_parity`.
+//!   `parity::rest_serves_exactly_the_registry`, `parity::a_hand_added_route_breaks_parity`;
+//!   both MCP transports list exactly its resources and templates:
+//!   `parity::both_mcp_transports_list_exactly_the_registrys_resources_and_templates`.
+//! - A `#[resource]` declares its URI template, route and MIME type; the registry refuses
+//!   overlapping templates, a resource named like a tool, colliding routes and parameters no
+//!   URI variable fills; each resource is a `GET` route answering its content, refusing a
+//!   traversal before the function runs, with an OpenAPI operation: `resources.rs`.
 //! - A registry keeps one context type's tools and refuses what cannot be served together
 //!   (duplicate names, colliding routes, a path a transport serves, a nullable output):
 //!   `registry.rs`.
@@ -17,6 +23,7 @@
 
 mod parity;
 mod registry;
+mod resources;
 mod rest;
 pub(crate) mod schemas;
 mod toolsets;
