@@ -50,6 +50,10 @@ pub fn contents(uri: &str, spec: &ResourceSpec, content: &Content, revision: Rev
     }
     let mut result = json!({ "contents": [item] });
     if revision.is_stateless() {
+        // Not to be cached: a read answers what is true now (a chunk is verified against its
+        // source on every read), and the same for every caller.
+        result["ttlMs"] = json!(0);
+        result["cacheScope"] = json!("public");
         result["resultType"] = json!("complete");
     }
     result
