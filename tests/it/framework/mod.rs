@@ -13,7 +13,8 @@
 //! - A registry keeps one context type's tools and refuses what cannot be served together
 //!   (duplicate names, colliding routes, a path a transport serves, a nullable output):
 //!   `registry.rs`.
-//! - Only read-only tools compile, each broken declaration fails with its own message, and
+//! - Only read-only tools and resources compile, each broken declaration (a resource's URI
+//!   template included) fails with its own message, and
 //!   generated code names everything by absolute path: groundkit-macros' unit test
 //!   `compile_time_rules` (`groundkit-macros/tests/ui`).
 //! - Schemas are portable: `schemas::schemas_are_portable_2020_12_objects_without_refs_nulls_or_const_enums`;

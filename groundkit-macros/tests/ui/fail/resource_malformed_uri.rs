@@ -24,4 +24,10 @@ async fn unschemed(_: &Ctx, params: Params) -> Result<Content, Error> {
     Ok(Content::Text(params.name))
 }
 
+/// A document named twice.
+#[resource(read_only, uri = "docs://{name}/{name}", mime_type = "text/markdown")]
+async fn twice(_: &Ctx, params: Params) -> Result<Content, Error> {
+    Ok(Content::Text(params.name))
+}
+
 fn main() {}
