@@ -82,13 +82,23 @@ pub enum RegistryError {
         /// The parameter.
         param: String,
     },
-    /// A GET tool, or a resource template, has an argument that no path segment can carry.
+    /// A GET tool has an argument that no path segment can carry.
     #[error(
-        "`{tool}`: GET routes take every argument from the path, but `{field}` is not a path parameter; use POST for arguments that travel in a body"
+        "tool `{tool}`: GET routes take every argument from the path, but `{field}` is not a path parameter; use POST for arguments that travel in a body"
     )]
     GetFieldNotInPath {
-        /// The tool or resource.
+        /// The tool.
         tool: String,
+        /// The field.
+        field: String,
+    },
+    /// A resource template's parameter type has a field that no URI variable fills.
+    #[error(
+        "resource `{resource}`: parameter `{field}` is not a variable of its URI; every parameter is a `{{var}}` segment"
+    )]
+    ParamNotInUri {
+        /// The resource.
+        resource: String,
         /// The field.
         field: String,
     },
@@ -278,7 +288,13 @@ fn check_resources(
         }
         let params = a.params_schema();
         check_object_root(a.name(), "parameters", &params)?;
-        check_path_params(a.name(), a.route(), &params)?;
+        check_path_params(a.name(), a.route(), &params).map_err(|err| match err {
+            RegistryError::GetFieldNotInPath { tool, field } => RegistryError::ParamNotInUri {
+                resource: tool,
+                field,
+            },
+            other => other,
+        })?;
     }
     let routes: Vec<(&str, RestRoute)> = tools
         .iter()

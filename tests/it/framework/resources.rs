@@ -85,8 +85,8 @@ fn template_parameters_no_uri_variable_fills_are_refused() {
     let err = Registry::<ExtraFieldCtx>::collect().expect_err("a field without a variable");
     assert_eq!(
         err,
-        RegistryError::GetFieldNotInPath {
-            tool: "with_extra".into(),
+        RegistryError::ParamNotInUri {
+            resource: "with_extra".into(),
             field: "other".into()
         }
     );
