@@ -1,7 +1,9 @@
-//! The fixture tools the official MCP conformance suite's `tools-call-*` scenarios call by name.
+//! The fixture tools and resources the official MCP conformance suite's `tools-call-*` and
+//! `resources-*` scenarios call by name.
 //!
 //! Only the scenarios a read-only server can honour have a tool here: a text result, a tool
-//! error, and progress notifications. The others (image, audio and embedded-resource content,
+//! error, and progress notifications; and the resources `resources-read-text`,
+//! `resources-read-binary` and `resources-templates-read` read. The others (image, audio and embedded-resource content,
 //! logging, sampling, elicitation) need content types or server-to-client requests that
 //! groundkit tools do not produce; `tests/clients/conformance-expected-failures.yml` says why
 //! for each.
@@ -10,7 +12,7 @@ use std::time::Duration;
 
 use garde::Validate;
 use groundkit_core::progress;
-use groundkit_core::{Error, tool};
+use groundkit_core::{Content, Error, resource, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -68,5 +70,63 @@ pub async fn test_tool_with_progress(
     }
     Ok(TextResult {
         text: "Progress tool completed".into(),
+    })
+}
+
+/// A fixed text (conformance scenario `resources-read-text`).
+#[resource(read_only, uri = "test://static-text", mime_type = "text/plain")]
+pub async fn static_text(_ctx: &ConformanceContext) -> Result<Content, Error> {
+    Ok(Content::Text(
+        "This is the content of the static text resource.".into(),
+    ))
+}
+
+/// A 1x1 PNG image (conformance scenario `resources-read-binary`).
+#[resource(read_only, uri = "test://static-binary", mime_type = "image/png")]
+pub async fn static_binary(_ctx: &ConformanceContext) -> Result<Content, Error> {
+    Ok(Content::Blob(PNG_1X1.to_vec()))
+}
+
+/// The smallest PNG: one transparent pixel.
+const PNG_1X1: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0x60, 0xf8, 0x5f,
+    0x0f, 0x00, 0x02, 0x87, 0x01, 0x80, 0xeb, 0x47, 0xba, 0x92, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// The id a template read substitutes.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateParams {
+    /// Letters, digits, `-` and `_`.
+    #[garde(length(chars, min = 1, max = 64), pattern(r"^[A-Za-z0-9_-]+$"))]
+    pub id: String,
+}
+
+/// What a template read answers.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplateData {
+    id: String,
+    template_test: bool,
+    data: String,
+}
+
+/// The data of one id, as JSON (conformance scenario `resources-templates-read`).
+#[resource(
+    read_only,
+    uri = "test://template/{id}/data",
+    mime_type = "application/json"
+)]
+pub async fn template_data(
+    _ctx: &ConformanceContext,
+    params: TemplateParams,
+) -> Result<Content, Error> {
+    Content::json(&TemplateData {
+        data: format!("Data for ID: {}", params.id),
+        id: params.id,
+        template_test: true,
     })
 }

@@ -1,9 +1,10 @@
-//! Greetings and text statistics: a tool set that proves groundkit is a framework.
+//! Greetings and text statistics: a tool set that proves groundkit is a framework, with a
+//! static resource (the languages, as text) and a resource template (a greeting, as text).
 
 use std::collections::BTreeMap;
 
 use garde::Validate;
-use groundkit_core::{Error, tool};
+use groundkit_core::{Content, Error, resource, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +95,29 @@ pub async fn greet(ctx: &HelloContext, request: GreetRequest) -> Result<Greeting
         message: format!("{}, {}!", language.greeting_word, request.name),
         language: language.clone(),
     })
+}
+
+/// The languages the server greets in, one a line: code, name and greeting word, separated by
+/// tabs.
+#[resource(read_only, uri = "hello://languages", mime_type = "text/plain")]
+pub async fn languages(ctx: &HelloContext) -> Result<Content, Error> {
+    let lines: Vec<String> = ctx
+        .languages
+        .values()
+        .map(|l| format!("{}\t{}\t{}\n", l.code, l.name, l.greeting_word))
+        .collect();
+    Ok(Content::Text(lines.concat()))
+}
+
+/// A greeting, as the text `greet` answers in its `message`.
+#[resource(
+    read_only,
+    uri = "hello://greetings/{language}/{name}",
+    mime_type = "text/plain",
+    title = "A greeting"
+)]
+pub async fn greeting(ctx: &HelloContext, params: GreetRequest) -> Result<Content, Error> {
+    Ok(Content::Text(greet(ctx, params).await?.message))
 }
 
 /// `list_languages` takes no arguments.

@@ -1,4 +1,4 @@
-//! What `#[tool]` expansions call. Not public API: paths here change without notice.
+//! What `#[tool]` and `#[resource]` expansions call. Not public API: paths here change without notice.
 //!
 //! Generated code names everything through `::groundkit_core::__private` (or the path given with
 //! `crate = ...`), so it never depends on what the user's crate imports or shadows.
@@ -9,7 +9,10 @@ pub use ::serde_json;
 pub use ::std;
 
 pub use crate::error::Error;
-pub use crate::registry::TOOLS;
+pub use crate::registry::{RESOURCES, TOOLS};
+pub use crate::resource::{
+    Content, ResourceHandler, ResourceParts, ResourceSpec, Segment, UriTemplate,
+};
 pub use crate::schema::{input_schema, output_schema};
 pub use crate::tool::{
     BoxFuture, ErasedContext, Handler, HttpMethod, ReadOnly, RestRoute, ToolParts, ToolSpec,
@@ -60,6 +63,31 @@ where
     fn into_result(self) -> Result<T, Error> {
         self.map_err(Into::into)
     }
+}
+
+/// What a resource function returns: `Result<Content, E>` with `E: Into<groundkit_core::Error>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource return type",
+    label = "a resource must return `Result<groundkit_core::Content, E>`",
+    note = "`E` must convert into `groundkit_core::Error`; `Content::json(&value)` renders a serializable value as JSON text"
+)]
+pub trait ResourceReturn {
+    /// Into the stack's error type.
+    fn into_content(self) -> Result<Content, Error>;
+}
+
+impl<E: Into<Error>> ResourceReturn for Result<Content, E> {
+    fn into_content(self) -> Result<Content, Error> {
+        self.map_err(Into::into)
+    }
+}
+
+/// Compile-time check that a type can be a resource's return type.
+pub const fn assert_resource_return<T: ResourceReturn>() {}
+
+/// The parameters of a static resource: none (an empty object schema).
+pub fn no_params_schema(_: crate::schema::Definitions) -> serde_json::Value {
+    serde_json::json!({ "type": "object", "additionalProperties": false })
 }
 
 /// A field a `{param}` path segment can fill.

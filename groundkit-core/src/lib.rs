@@ -1,5 +1,6 @@
 //! groundkit's framework runtime: tool specs and the sealed side-effect model
-//! ([`tool`](mod@tool)), scoped registries ([`registry`]), the one error type ([`error`]),
+//! ([`tool`](mod@tool)), resource specs and URI templates ([`resource`](mod@resource)), scoped
+//! registries ([`registry`]), the one error type ([`error`]),
 //! request parsing ([`request`]), progress reports ([`progress`]), schemas ([`schema`]) and
 //! OpenAPI ([`openapi`]). The retrieval engine is a crate of its own, `groundkit-retrieval`,
 //! built on this one.
@@ -13,6 +14,7 @@ pub mod openapi;
 pub mod progress;
 pub mod registry;
 pub mod request;
+pub mod resource;
 pub mod schema;
 pub mod tool;
 
@@ -20,6 +22,7 @@ pub mod tool;
 pub mod __private;
 
 pub use error::Error;
-pub use groundkit_macros::tool;
+pub use groundkit_macros::{resource, tool};
 pub use registry::{Registry, RegistryError};
+pub use resource::{Content, ResourceSpec};
 pub use tool::{HttpMethod, SideEffect, ToolSpec};

@@ -1,4 +1,5 @@
-//! OpenAPI 3.1 description of a registry's REST surface, from the same specs and schemas.
+//! OpenAPI 3.1 description of a registry's REST surface, from the same specs and schemas: a
+//! tool's route, and a resource's `GET` route whose `200` is its content under its MIME type.
 //!
 //! OpenAPI 3.1 uses JSON Schema 2020-12, so the tool schemas go in unchanged, except that named
 //! types (a tool's request body and response, and every type they contain) are written once under
@@ -15,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::GENERIC_DETAIL;
 use crate::registry::Registry;
-use crate::tool::HttpMethod;
+use crate::tool::{HttpMethod, Operation};
 
 /// Title and version shown in the document's `info`.
 #[derive(Debug, Clone)]
@@ -66,8 +67,8 @@ impl ErrorStatuses {
     }
 }
 
-/// The OpenAPI 3.1 document for every tool in `registry`, each route declaring the error
-/// statuses `errors` gives its method.
+/// The OpenAPI 3.1 document for every tool and resource in `registry`, each route declaring
+/// the error statuses `errors` gives its method.
 pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorStatuses) -> Value {
     let mut paths = Map::new();
     let mut components = Map::new();
@@ -78,29 +79,7 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorSta
         let mut output = spec.output_schema_with_components();
         lift_components(&mut input, &mut components);
         lift_components(&mut output, &mut components);
-        let mut operation = Map::new();
-        operation.insert("operationId".into(), json!(spec.name()));
-        operation.insert("summary".into(), json!(spec.summary()));
-        operation.insert("description".into(), json!(spec.description()));
-        operation.insert(
-            "x-groundkit-read-only".into(),
-            json!(spec.side_effect().is_read_only()),
-        );
-        if !route.params.is_empty() {
-            let parameters: Vec<Value> = route
-                .params
-                .iter()
-                .map(|param| {
-                    json!({
-                        "name": param,
-                        "in": "path",
-                        "required": true,
-                        "schema": input["properties"][param],
-                    })
-                })
-                .collect();
-            operation.insert("parameters".into(), Value::Array(parameters));
-        }
+        let mut operation = operation(*spec, &input);
         if route.method == HttpMethod::Post {
             operation.insert(
                 "requestBody".into(),
@@ -110,27 +89,26 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorSta
                 }),
             );
         }
-        let mut responses = Map::new();
-        responses.insert(
-            "200".into(),
-            json!({
-                "description": "The tool's result.",
-                "content": {"application/json": {"schema": named(output, &mut components)}},
-            }),
+        let ok = json!({
+            "description": "The tool's result.",
+            "content": {"application/json": {"schema": named(output, &mut components)}},
+        });
+        operation.insert("responses".into(), responses(ok, route.method, errors));
+        add(&mut paths, route.path, route.method, operation);
+    }
+    for spec in registry.resources() {
+        let route = spec.route();
+        let mut operation = operation(*spec, &spec.params_schema());
+        operation.insert(
+            "x-groundkit-resource-uri".into(),
+            json!(spec.uri().template),
         );
-        for status in errors.for_method(route.method) {
-            responses.insert(status.status.to_string(), error_response(&status));
-        }
-        responses.insert(
-            "default".into(),
-            problem_response("Any other error, rendered as RFC 9457 problem details.".into()),
-        );
-        operation.insert("responses".into(), Value::Object(responses));
-        let method = route.method.as_str().to_ascii_lowercase();
-        let entry = paths
-            .entry(route.path.to_owned())
-            .or_insert_with(|| json!({}));
-        entry[method] = Value::Object(operation);
+        let ok = json!({
+            "description": format!("The content of the resource `{}`.", spec.uri().template),
+            "content": {spec.mime_type(): {}},
+        });
+        operation.insert("responses".into(), responses(ok, route.method, errors));
+        add(&mut paths, route.path, route.method, operation);
     }
     json!({
         "openapi": "3.1.0",
@@ -139,6 +117,58 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorSta
         "paths": paths,
         "components": {"schemas": components},
     })
+}
+
+/// An operation's identity and its path parameters, typed by `input`'s properties.
+fn operation(spec: &impl Operation, input: &Value) -> Map<String, Value> {
+    let params = spec.route().params;
+    let mut operation = Map::new();
+    operation.insert("operationId".into(), json!(spec.name()));
+    operation.insert("summary".into(), json!(spec.summary()));
+    operation.insert("description".into(), json!(spec.description()));
+    operation.insert(
+        "x-groundkit-read-only".into(),
+        json!(spec.side_effect().is_read_only()),
+    );
+    if !params.is_empty() {
+        let parameters: Vec<Value> = params
+            .iter()
+            .map(|param| {
+                json!({
+                    "name": param,
+                    "in": "path",
+                    "required": true,
+                    "schema": input["properties"][param],
+                })
+            })
+            .collect();
+        operation.insert("parameters".into(), Value::Array(parameters));
+    }
+    operation
+}
+
+/// `ok` as the `200`, each error status of `method`, and the `default` problem.
+fn responses(ok: Value, method: HttpMethod, errors: &ErrorStatuses) -> Value {
+    let mut responses = Map::new();
+    responses.insert("200".into(), ok);
+    for status in errors.for_method(method) {
+        responses.insert(status.status.to_string(), error_response(&status));
+    }
+    responses.insert(
+        "default".into(),
+        problem_response("Any other error, rendered as RFC 9457 problem details.".into()),
+    );
+    Value::Object(responses)
+}
+
+fn add(
+    paths: &mut Map<String, Value>,
+    path: &str,
+    method: HttpMethod,
+    operation: Map<String, Value>,
+) {
+    let entry = paths.entry(path.to_owned()).or_insert_with(|| json!({}));
+    entry[method.as_str().to_ascii_lowercase()] = Value::Object(operation);
 }
 
 /// A response of problem details with `description`.

@@ -1,21 +1,27 @@
-//! Scoped registries: the tools of one context type, checked once when built.
+//! Scoped registries: the tools and resources of one context type, checked once when built.
 //!
-//! `#[tool]` puts every spec into one link-time slice ([`TOOLS`]). A binary may link several tool
-//! sets, so a [`Registry`] never serves "everything linked in": it keeps only the specs whose
-//! context type is `Ctx`. Building it checks what the compiler could not: unique names, routes
+//! `#[tool]` puts every spec into one link-time slice ([`TOOLS`]), `#[resource]` into another
+//! ([`RESOURCES`]). A binary may link several tool sets, so a [`Registry`] never serves
+//! "everything linked in": it keeps only the specs whose context type is `Ctx`. Building it
+//! checks what the compiler could not: unique names, routes (tools' and resources' together)
 //! that do not collide with each other or with a path a linked transport serves itself
 //! ([`RESERVED_PATHS`]), path parameters that are fields of the request type, GET routes whose
-//! every argument is a path parameter, and object-rooted schemas. Transports iterate a registry
-//! and nothing else.
+//! every argument is a path parameter, object-rooted schemas, and URI templates no URI could
+//! match twice. Transports iterate a registry and nothing else.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
 
-use crate::tool::{HttpMethod, ToolSpec};
+use crate::resource::ResourceSpec;
+use crate::tool::{HttpMethod, RestRoute, ToolSpec};
 
 /// Every spec `#[tool]` emitted in the linked binary, across all context types.
 #[linkme::distributed_slice]
 pub static TOOLS: [ToolSpec];
+
+/// Every spec `#[resource]` emitted in the linked binary, across all context types.
+#[linkme::distributed_slice]
+pub static RESOURCES: [ResourceSpec];
 
 /// Paths the linked transports serve themselves; no tool may claim them.
 ///
@@ -34,30 +40,44 @@ pub enum RegistryError {
         /// The shared name.
         name: String,
     },
+    /// Two resources share a name.
+    #[error("two resources are named `{name}`; resource names must be unique within a registry")]
+    DuplicateResourceName {
+        /// The shared name.
+        name: String,
+    },
+    /// Two URI templates could match the same URI.
+    #[error("resource URIs `{first}` and `{second}` could match the same URI")]
+    UriOverlap {
+        /// The first template.
+        first: String,
+        /// The second template.
+        second: String,
+    },
     /// Two routes could match the same request.
-    #[error("routes `{first}` (tool `{first_tool}`) and `{second}` (tool `{second_tool}`) collide")]
+    #[error("routes `{first}` (`{first_tool}`) and `{second}` (`{second_tool}`) collide")]
     RouteCollision {
         /// The first route, `METHOD /path`.
         first: String,
-        /// Its tool.
+        /// Its tool or resource.
         first_tool: String,
         /// The second route.
         second: String,
-        /// Its tool.
+        /// Its tool or resource.
         second_tool: String,
     },
     /// A route claims a path the transports serve themselves.
-    #[error("tool `{tool}` claims `{path}`, which the server reserves for itself")]
+    #[error("`{tool}` claims `{path}`, which the server reserves for itself")]
     ReservedPath {
-        /// The tool.
+        /// The tool or resource.
         tool: String,
         /// The reserved path.
         path: String,
     },
     /// A path parameter is not a property of the request schema.
-    #[error("tool `{tool}`: path parameter `{param}` is not a field of its request type")]
+    #[error("`{tool}`: path parameter `{param}` is not a field of its request type")]
     PathParamNotInRequest {
-        /// The tool.
+        /// The tool or resource.
         tool: String,
         /// The parameter.
         param: String,
@@ -72,12 +92,22 @@ pub enum RegistryError {
         /// The field.
         field: String,
     },
+    /// A resource template's parameter type has a field that no URI variable fills.
+    #[error(
+        "resource `{resource}`: parameter `{field}` is not a variable of its URI; every parameter is a `{{var}}` segment"
+    )]
+    ParamNotInUri {
+        /// The resource.
+        resource: String,
+        /// The field.
+        field: String,
+    },
     /// A schema root is not a plain object schema.
-    #[error("tool `{tool}`: the {which} schema must have an object root without `$ref`")]
+    #[error("`{tool}`: the {which} schema must have an object root without `$ref`")]
     SchemaRoot {
-        /// The tool.
+        /// The tool or resource.
         tool: String,
-        /// "input" or "output".
+        /// "input", "output" or "parameters".
         which: &'static str,
     },
     /// The output can hold `null`: clients that map schemas onto a single-`type` dialect reject
@@ -93,9 +123,11 @@ pub enum RegistryError {
     },
 }
 
-/// The tools served with context type `Ctx`, in a deterministic (name) order.
+/// The tools and resources served with context type `Ctx`, each in a deterministic (name)
+/// order.
 pub struct Registry<Ctx> {
     tools: Vec<&'static ToolSpec>,
+    resources: Vec<&'static ResourceSpec>,
     _context: PhantomData<fn(&Ctx)>,
 }
 
@@ -103,6 +135,7 @@ impl<Ctx> Clone for Registry<Ctx> {
     fn clone(&self) -> Self {
         Self {
             tools: self.tools.clone(),
+            resources: self.resources.clone(),
             _context: PhantomData,
         }
     }
@@ -112,17 +145,21 @@ impl<Ctx> std::fmt::Debug for Registry<Ctx> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
             .entries(self.tools.iter().map(|t| t.name()))
+            .entries(self.resources.iter().map(|r| r.uri().template))
             .finish()
     }
 }
 
 impl<Ctx: Send + Sync + 'static> Registry<Ctx> {
-    /// The registry of every linked tool whose context type is `Ctx`.
+    /// The registry of every linked tool and resource whose context type is `Ctx`.
     pub fn collect() -> Result<Self, RegistryError> {
-        Self::from_specs(TOOLS.iter().filter(|spec| spec.serves::<Ctx>()))
+        Self::from_parts(
+            TOOLS.iter().filter(|spec| spec.serves::<Ctx>()),
+            RESOURCES.iter().filter(|spec| spec.serves::<Ctx>()),
+        )
     }
 
-    /// A registry of exactly these specs (each must be for context `Ctx`).
+    /// A registry of exactly these tools (each must be for context `Ctx`) and no resource.
     ///
     /// # Panics
     ///
@@ -130,20 +167,44 @@ impl<Ctx: Send + Sync + 'static> Registry<Ctx> {
     pub fn from_specs(
         specs: impl IntoIterator<Item = &'static ToolSpec>,
     ) -> Result<Self, RegistryError> {
-        let mut tools: Vec<&'static ToolSpec> = specs.into_iter().collect();
-        for spec in &tools {
-            assert!(
-                spec.serves::<Ctx>(),
-                "tool `{}` is for context `{}`, not `{}`",
-                spec.name(),
-                spec.context_name(),
+        Self::from_parts(specs, [])
+    }
+
+    /// A registry of exactly these tools and resources (each must be for context `Ctx`).
+    ///
+    /// # Panics
+    ///
+    /// If a spec is for another context type: that is a programming error, not input.
+    pub fn from_parts(
+        tools: impl IntoIterator<Item = &'static ToolSpec>,
+        resources: impl IntoIterator<Item = &'static ResourceSpec>,
+    ) -> Result<Self, RegistryError> {
+        let mut tools: Vec<&'static ToolSpec> = tools.into_iter().collect();
+        let mut resources: Vec<&'static ResourceSpec> = resources.into_iter().collect();
+        let wrong_context = tools
+            .iter()
+            .filter(|spec| !spec.serves::<Ctx>())
+            .map(|spec| (spec.name(), spec.context_name()))
+            .chain(
+                resources
+                    .iter()
+                    .filter(|spec| !spec.serves::<Ctx>())
+                    .map(|spec| (spec.name(), spec.context_name())),
+            )
+            .next();
+        if let Some((name, context)) = wrong_context {
+            panic!(
+                "`{name}` is for context `{context}`, not `{}`",
                 std::any::type_name::<Ctx>()
             );
         }
         tools.sort_by_key(|spec| spec.name());
+        resources.sort_by_key(|spec| spec.name());
         check(&tools)?;
+        check_resources(&tools, &resources)?;
         Ok(Self {
             tools,
+            resources,
             _context: PhantomData,
         })
     }
@@ -160,12 +221,31 @@ impl<Ctx> Registry<Ctx> {
         self.tools.iter().copied().find(|spec| spec.name() == name)
     }
 
+    /// The resources (static and templates), ordered by name.
+    pub fn resources(&self) -> &[&'static ResourceSpec] {
+        &self.resources
+    }
+
+    /// The resource `uri` is an instance of, with the arguments its template gives it. At most
+    /// one matches: the registry refuses templates that overlap.
+    pub fn resource_for(
+        &self,
+        uri: &str,
+    ) -> Option<(
+        &'static ResourceSpec,
+        serde_json::Map<String, serde_json::Value>,
+    )> {
+        self.resources
+            .iter()
+            .find_map(|spec| spec.uri().matches(uri).map(|arguments| (*spec, arguments)))
+    }
+
     /// Number of tools.
     pub fn len(&self) -> usize {
         self.tools.len()
     }
 
-    /// Whether there are none.
+    /// Whether there are no tools.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
@@ -179,59 +259,117 @@ fn check(tools: &[&'static ToolSpec]) -> Result<(), RegistryError> {
                 name: spec.name().to_owned(),
             });
         }
+        check_schemas(spec)?;
     }
-    for (i, a) in tools.iter().enumerate() {
-        let route = a.route();
+    Ok(())
+}
+
+/// Resource names, URI templates and parameters, and every route (tools' and resources')
+/// against each other and the reserved paths.
+fn check_resources(
+    tools: &[&'static ToolSpec],
+    resources: &[&'static ResourceSpec],
+) -> Result<(), RegistryError> {
+    let mut names = BTreeSet::new();
+    for (i, a) in resources.iter().enumerate() {
+        if !names.insert(a.name()) || tools.iter().any(|t| t.name() == a.name()) {
+            return Err(RegistryError::DuplicateResourceName {
+                name: a.name().to_owned(),
+            });
+        }
+        if let Some(b) = resources[i + 1..]
+            .iter()
+            .find(|b| a.uri().overlaps(&b.uri()))
+        {
+            return Err(RegistryError::UriOverlap {
+                first: a.uri().template.to_owned(),
+                second: b.uri().template.to_owned(),
+            });
+        }
+        let params = a.params_schema();
+        check_object_root(a.name(), "parameters", &params)?;
+        check_path_params(a.name(), a.route(), &params).map_err(|err| match err {
+            RegistryError::GetFieldNotInPath { tool, field } => RegistryError::ParamNotInUri {
+                resource: tool,
+                field,
+            },
+            other => other,
+        })?;
+    }
+    let routes: Vec<(&str, RestRoute)> = tools
+        .iter()
+        .map(|t| (t.name(), t.route()))
+        .chain(resources.iter().map(|r| (r.name(), r.route())))
+        .collect();
+    check_routes(&routes)
+}
+
+fn check_routes(routes: &[(&str, RestRoute)]) -> Result<(), RegistryError> {
+    for (i, (name, route)) in routes.iter().enumerate() {
         if let Some(path) = RESERVED_PATHS
             .iter()
             .find(|p| segments_overlap(route.path, p))
         {
             return Err(RegistryError::ReservedPath {
-                tool: a.name().to_owned(),
+                tool: (*name).to_owned(),
                 path: (*path).to_owned(),
             });
         }
-        for b in &tools[i + 1..] {
-            let other = b.route();
+        for (other_name, other) in &routes[i + 1..] {
             if route.method == other.method && segments_overlap(route.path, other.path) {
                 return Err(RegistryError::RouteCollision {
                     first: format!("{} {}", route.method, route.path),
-                    first_tool: a.name().to_owned(),
+                    first_tool: (*name).to_owned(),
                     second: format!("{} {}", other.method, other.path),
-                    second_tool: b.name().to_owned(),
+                    second_tool: (*other_name).to_owned(),
                 });
             }
         }
-        check_schemas(a)?;
+    }
+    Ok(())
+}
+
+fn check_object_root(
+    name: &str,
+    which: &'static str,
+    schema: &serde_json::Value,
+) -> Result<(), RegistryError> {
+    let is_object = schema.get("type").and_then(|t| t.as_str()) == Some("object");
+    if !is_object || schema.get("$ref").is_some() {
+        return Err(RegistryError::SchemaRoot {
+            tool: name.to_owned(),
+            which,
+        });
     }
     Ok(())
 }
 
 fn check_schemas(spec: &ToolSpec) -> Result<(), RegistryError> {
-    let tool = || spec.name().to_owned();
     let input = spec.input_schema();
     let output = spec.output_schema();
-    for (which, schema) in [("input", &input), ("output", &output)] {
-        let is_object = schema.get("type").and_then(|t| t.as_str()) == Some("object");
-        if !is_object || schema.get("$ref").is_some() {
-            return Err(RegistryError::SchemaRoot {
-                tool: tool(),
-                which,
-            });
-        }
-    }
+    check_object_root(spec.name(), "input", &input)?;
+    check_object_root(spec.name(), "output", &output)?;
     if let Some(field) = nullable(&output, String::new()) {
         return Err(RegistryError::NullableOutput {
-            tool: tool(),
+            tool: spec.name().to_owned(),
             field,
         });
     }
+    check_path_params(spec.name(), spec.route(), &input)
+}
+
+/// Every path parameter is a property of `input`, and a GET route takes no other.
+fn check_path_params(
+    name: &str,
+    route: RestRoute,
+    input: &serde_json::Value,
+) -> Result<(), RegistryError> {
+    let tool = || name.to_owned();
     let properties: BTreeMap<&str, _> = input
         .get("properties")
         .and_then(|p| p.as_object())
         .map(|p| p.iter().map(|(k, v)| (k.as_str(), v)).collect())
         .unwrap_or_default();
-    let route = spec.route();
     for param in route.params {
         if !properties.contains_key(param) {
             return Err(RegistryError::PathParamNotInRequest {

@@ -95,6 +95,39 @@ pub struct RestRoute {
     pub params: &'static [&'static str],
 }
 
+/// What a tool and a resource both declare about the operation that serves them: how OpenAPI
+/// and the transports name, describe and route it.
+pub trait Operation {
+    /// Its name (unique within a registry, tools and resources together).
+    fn name(&self) -> &'static str;
+    /// First sentence of the doc comment.
+    fn summary(&self) -> &'static str;
+    /// The whole doc comment.
+    fn description(&self) -> &'static str;
+    /// Declared side effect.
+    fn side_effect(&self) -> SideEffect;
+    /// REST route.
+    fn route(&self) -> RestRoute;
+}
+
+impl Operation for ToolSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+    fn description(&self) -> &'static str {
+        self.description
+    }
+    fn side_effect(&self) -> SideEffect {
+        self.side_effect
+    }
+    fn route(&self) -> RestRoute {
+        self.route
+    }
+}
+
 /// A boxed, `Send` future as returned by type-erased handlers.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

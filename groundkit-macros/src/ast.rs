@@ -1,32 +1,40 @@
-//! The typed view of a tool function: its context, request and return types, and its docs.
+//! The typed view of a tool or resource function: its context, request (or parameters) and
+//! return types, and its docs.
 
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
+use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 
-/// The parts of `async fn name(ctx: &Ctx, request: Req) -> Ret` that expansion needs.
+/// The parts of `async fn name(ctx: &Ctx, request: Req) -> Ret` that expansion needs. A
+/// resource may take its context alone (`async fn name(ctx: &Ctx) -> Ret`): `request` is then
+/// `None` and `takes_request` false.
 pub struct Function<'a> {
     pub item: &'a ItemFn,
     pub context: Option<&'a Type>,
     pub request: Option<&'a Type>,
+    pub takes_request: bool,
     pub output: Option<&'a Type>,
     pub docs: Option<String>,
 }
 
 impl<'a> Function<'a> {
-    pub fn from_item(item: &'a ItemFn, cx: &Ctxt) -> Self {
+    pub fn from_item(item: &'a ItemFn, kind: Kind, cx: &Ctxt) -> Self {
         let sig = &item.sig;
+        let noun = kind.noun();
         if sig.asyncness.is_none() {
-            cx.error_spanned_by(sig.fn_token, "a tool must be an `async fn`");
+            cx.error_spanned_by(sig.fn_token, format!("a {noun} must be an `async fn`"));
         }
         if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
             cx.error_spanned_by(
                 &sig.generics,
-                "a tool cannot be generic: its schemas and route are fixed when it is declared",
+                format!(
+                    "a {noun} cannot be generic: its schemas and route are fixed when it is declared"
+                ),
             );
         }
         if let Some(variadic) = &sig.variadic {
-            cx.error_spanned_by(variadic, "a tool cannot be variadic");
+            cx.error_spanned_by(variadic, format!("a {noun} cannot be variadic"));
         }
         let typed: Vec<&syn::PatType> = sig
             .inputs
@@ -36,52 +44,77 @@ impl<'a> Function<'a> {
                 FnArg::Receiver(receiver) => {
                     cx.error_spanned_by(
                         receiver,
-                        "a tool is a free function; it cannot take `self`",
+                        format!("a {noun} is a free function; it cannot take `self`"),
                     );
                     None
                 }
             })
             .collect();
         let (mut context, mut request) = (None, None);
-        if sig.inputs.len() != 2 {
-            cx.error_spanned_by(
-                &sig.inputs,
-                "a tool takes exactly two arguments: `(ctx: &Context, request: Request)`",
-            );
-        } else if typed.len() == 2 {
+        let arities: &[usize] = match kind {
+            Kind::Tool => &[2],
+            Kind::Resource => &[1, 2],
+        };
+        if !arities.contains(&sig.inputs.len()) {
+            let message = match kind {
+                Kind::Tool => {
+                    "a tool takes exactly two arguments: `(ctx: &Context, request: Request)`"
+                }
+                Kind::Resource => {
+                    "a resource takes its context and, when its URI has variables, its parameters: \
+                     `(ctx: &Context)` or `(ctx: &Context, params: Params)`"
+                }
+            };
+            cx.error_spanned_by(&sig.inputs, message);
+        } else if typed.len() == sig.inputs.len() {
             context = match &*typed[0].ty {
                 Type::Reference(reference) if reference.mutability.is_none() => {
-                    reject_lifetime(reference, cx);
+                    reject_lifetime(reference, noun, cx);
                     Some(&*reference.elem)
                 }
                 other => {
                     cx.error_spanned_by(
                         other,
-                        "the first argument of a tool is its shared context, taken as `&Context`",
+                        format!(
+                            "the first argument of a {noun} is its shared context, taken as `&Context`"
+                        ),
                     );
                     None
                 }
             };
-            request = match &*typed[1].ty {
-                Type::Reference(reference) => {
+            request = match typed.get(1).map(|t| &*t.ty) {
+                Some(Type::Reference(reference)) => {
+                    let what = match kind {
+                        Kind::Tool => "request",
+                        Kind::Resource => "parameters",
+                    };
                     cx.error_spanned_by(
                         reference,
-                        "the second argument of a tool is its request, taken by value",
+                        format!("the second argument of a {noun} is its {what}, taken by value"),
                     );
                     None
                 }
-                other => Some(other),
+                other => other,
             };
             for typed in &typed {
                 if !matches!(&*typed.pat, Pat::Ident(_) | Pat::Wild(_)) {
-                    cx.error_spanned_by(&typed.pat, "tool arguments must be plain names");
+                    cx.error_spanned_by(
+                        &typed.pat,
+                        format!("{noun} arguments must be plain names"),
+                    );
                 }
             }
         }
         let output = match &sig.output {
             ReturnType::Type(_, ty) => Some(&**ty),
             ReturnType::Default => {
-                cx.error_spanned_by(&sig.ident, "a tool must return `Result<Response, Error>`");
+                let message = match kind {
+                    Kind::Tool => "a tool must return `Result<Response, Error>`",
+                    Kind::Resource => {
+                        "a resource must return `Result<groundkit_core::Content, Error>`"
+                    }
+                };
+                cx.error_spanned_by(&sig.ident, message);
                 None
             }
         };
@@ -89,17 +122,18 @@ impl<'a> Function<'a> {
             item,
             context,
             request,
+            takes_request: sig.inputs.len() == 2,
             output,
             docs: docs(item),
         }
     }
 }
 
-fn reject_lifetime(reference: &syn::TypeReference, cx: &Ctxt) {
+fn reject_lifetime(reference: &syn::TypeReference, noun: &str, cx: &Ctxt) {
     if let Some(lifetime) = &reference.lifetime {
         cx.error_spanned_by(
             lifetime,
-            "the context reference of a tool cannot name a lifetime",
+            format!("the context reference of a {noun} cannot name a lifetime"),
         );
     }
 }

@@ -1,4 +1,5 @@
-//! Parsing `#[tool(...)]` arguments into a typed view that keeps each token for its span.
+//! Parsing `#[tool(...)]` and `#[resource(...)]` arguments into a typed view that keeps each
+//! token for its span.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
@@ -6,15 +7,53 @@ use syn::{LitStr, Path};
 
 use crate::ctxt::Ctxt;
 
-/// The keys of `#[tool(...)]`, as written.
+/// Which attribute is being expanded: the keys it takes and the noun its messages use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `#[tool]`.
+    Tool,
+    /// `#[resource]`.
+    Resource,
+}
+
+impl Kind {
+    /// The attribute's name, which is also the noun of its messages.
+    pub const fn noun(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+        }
+    }
+
+    /// The keys it takes, as listed in the error about an unknown one.
+    const fn keys(self) -> &'static str {
+        match self {
+            Kind::Tool => "read_only, rest, name, title, crate",
+            Kind::Resource => "read_only, uri, mime_type, name, title, crate",
+        }
+    }
+
+    fn takes(self, key: &str) -> bool {
+        match self {
+            Kind::Tool => key == "rest",
+            Kind::Resource => key == "uri" || key == "mime_type",
+        }
+    }
+}
+
+/// The keys of `#[tool(...)]` or `#[resource(...)]`, as written.
 #[derive(Default)]
 pub struct Attrs {
     /// The arguments as written, for errors about a key that is missing.
     pub args: TokenStream,
     /// Span of the `read_only` flag, when present.
     pub read_only: Option<Span>,
-    /// `rest = "METHOD /path"`.
+    /// `rest = "METHOD /path"` (tools).
     pub rest: Option<LitStr>,
+    /// `uri = "scheme://segments"` (resources).
+    pub uri: Option<LitStr>,
+    /// `mime_type = "type/subtype"` (resources).
+    pub mime_type: Option<LitStr>,
     /// `name = "..."`.
     pub name: Option<LitStr>,
     /// `title = "..."`.
@@ -24,8 +63,6 @@ pub struct Attrs {
     /// Whether a side-effect key other than `read_only` was written (already reported).
     pub refused_side_effect: bool,
 }
-
-const KEYS: &str = "read_only, rest, name, title, crate";
 
 /// Side effects people reach for that groundkit refuses, each reported with the reason.
 const REFUSED_SIDE_EFFECTS: &[&str] = &[
@@ -38,13 +75,13 @@ const REFUSED_SIDE_EFFECTS: &[&str] = &[
     "side_effect",
 ];
 
-pub fn parse(args: TokenStream, cx: &Ctxt) -> Attrs {
+pub fn parse(args: TokenStream, kind: Kind, cx: &Ctxt) -> Attrs {
     let mut attrs = Attrs {
         args: args.clone(),
         ..Attrs::default()
     };
     let parser = syn::meta::parser(|meta| {
-        parse_key(&mut attrs, &meta, cx);
+        parse_key(&mut attrs, &meta, kind, cx);
         Ok(())
     });
     if let Err(err) = syn::parse::Parser::parse2(parser, args) {
@@ -53,7 +90,8 @@ pub fn parse(args: TokenStream, cx: &Ctxt) -> Attrs {
     attrs
 }
 
-fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, cx: &Ctxt) {
+fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, kind: Kind, cx: &Ctxt) {
+    let noun = kind.noun();
     let path = &meta.path;
     let key = path
         .get_ident()
@@ -66,7 +104,7 @@ fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, cx: &Ctxt) {
             }
         });
     let duplicate =
-        |cx: &Ctxt| cx.error_spanned_by(path, format!("duplicate key `{key}` in #[tool]"));
+        |cx: &Ctxt| cx.error_spanned_by(path, format!("duplicate key `{key}` in #[{noun}]"));
     match key.as_str() {
         "read_only" => {
             if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
@@ -77,7 +115,11 @@ fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, cx: &Ctxt) {
                 duplicate(cx);
             }
         }
-        "rest" => string_value(meta, cx, &mut attrs.rest, duplicate),
+        "rest" if kind.takes("rest") => string_value(meta, cx, &mut attrs.rest, duplicate),
+        "uri" if kind.takes("uri") => string_value(meta, cx, &mut attrs.uri, duplicate),
+        "mime_type" if kind.takes("mime_type") => {
+            string_value(meta, cx, &mut attrs.mime_type, duplicate)
+        }
         "name" => string_value(meta, cx, &mut attrs.name, duplicate),
         "title" => string_value(meta, cx, &mut attrs.title, duplicate),
         "crate" => match meta.value().and_then(|value| value.parse::<Path>()) {
@@ -93,8 +135,8 @@ fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, cx: &Ctxt) {
             cx.error_spanned_by(
                 path,
                 format!(
-                    "groundkit tools are read-only: `{refused}` is not a side effect a tool may declare; \
-                     groundkit serves tools without authentication, so `SideEffect` is sealed to \
+                    "groundkit {noun}s are read-only: `{refused}` is not a side effect a {noun} may declare; \
+                     groundkit serves {noun}s without authentication, so `SideEffect` is sealed to \
                      `ReadOnly` in groundkit-core/src/tool.rs, the one place a new side effect would \
                      have to be added deliberately"
                 ),
@@ -105,8 +147,9 @@ fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, cx: &Ctxt) {
             cx.error_spanned_by(
                 path,
                 format!(
-                    "unknown key `{}` in #[tool]; expected one of: {KEYS}",
-                    quote::quote!(#path)
+                    "unknown key `{}` in #[{noun}]; expected one of: {}",
+                    quote::quote!(#path),
+                    kind.keys()
                 ),
             );
             skip_value(meta);

@@ -1,9 +1,10 @@
-//! The `#[tool]` attribute of groundkit.
+//! The `#[tool]` and `#[resource]` attributes of groundkit.
 //!
 //! This crate is a thin shim over three stages, each in its own module: `attr` and `ast`
 //! parse the attribute and the function into a typed view that keeps the original syntax nodes
-//! for spans, `valid` checks every rule and collects all violations, and `expand` emits the
-//! function unchanged plus one const `ToolSpec` in the registry's link-time slice. On any error,
+//! for spans, `valid` (and, for resources, `resource` and `uri`) checks every rule and collects
+//! all violations, and `expand` (`expand_resource`) emits the function unchanged plus one const
+//! `ToolSpec` (`ResourceSpec`) in the registry's link-time slice. On any error,
 //! `fallback` emits the user's function untouched beside the `compile_error!`s, so the user
 //! sees every problem at once and the function stays callable for tooling.
 
@@ -11,7 +12,10 @@ mod ast;
 mod attr;
 mod ctxt;
 mod expand;
+mod expand_resource;
 mod fallback;
+mod resource;
+mod uri;
 mod valid;
 
 #[cfg(test)]
@@ -49,17 +53,51 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_tool(args.into(), input.into()).into()
 }
 
+/// Declare an async function as a groundkit resource: an MCP resource (or resource template)
+/// and a REST `GET` route, from one declaration.
+///
+/// `#[resource(read_only, uri = "docs://{name}", mime_type = "text/markdown")]`. The URI is
+/// `scheme://segment/...`, each segment a literal or one whole `{var}` (RFC 6570 level 1). A URI
+/// without a variable is a static resource, and its function takes the context alone:
+/// `async fn readme(ctx: &Ctx) -> Result<Content, E>`. A URI with variables is a template, and
+/// its function takes a parameter type whose fields are exactly the variables, each a `String`
+/// validated like a tool request: `async fn doc(ctx: &Ctx, params: DocParams) -> Result<Content,
+/// E>`. The REST route is `GET /resources/{scheme}/{segments}`. Optional keys: `name`, `title`,
+/// `crate`, as for `#[tool]`; the doc comment is required.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_resource(args.into(), input.into()).into()
+}
+
+/// The whole expansion of `#[resource]`, callable in-process.
+fn expand_resource(
+    args: proc_macro2::TokenStream,
+    input: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    expand_with(input, |function| {
+        resource::check(args, function)
+            .map(|resource| expand_resource::resource(function, &resource))
+    })
+}
+
 /// The whole expansion, callable in-process (expansion snapshot tests use it).
 fn expand_tool(
     args: proc_macro2::TokenStream,
     input: proc_macro2::TokenStream,
 ) -> proc_macro2::TokenStream {
+    expand_with(input, |function| {
+        valid::check(args, function).map(|tool| expand::tool(function, &tool))
+    })
+}
+
+/// Parse the function and expand it, or emit it untouched beside the errors.
+fn expand_with(
+    input: proc_macro2::TokenStream,
+    expand: impl FnOnce(&syn::ItemFn) -> syn::Result<proc_macro2::TokenStream>,
+) -> proc_macro2::TokenStream {
     let function: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(function) => function,
         Err(err) => return fallback::emit(input, err),
     };
-    match valid::check(args, &function) {
-        Ok(tool) => expand::tool(&function, &tool),
-        Err(err) => fallback::emit(input, err),
-    }
+    expand(&function).unwrap_or_else(|err| fallback::emit(input, err))
 }

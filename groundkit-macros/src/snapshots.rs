@@ -1,17 +1,25 @@
 //! Expansion snapshots: the expansion function called in-process on fixed inputs, formatted with
 //! prettyplease, and compared with the checked-in files in this crate's `tests/expand/`. A change
-//! to what `#[tool]` emits shows up there as a diff to review. One snapshot per accepted form
-//! (each key, each route shape, each signature and doc shape), each otherwise minimal, so a diff
-//! names the form it concerns. Regenerate with `GROUNDKIT_BLESS=1 cargo test -p groundkit-macros`.
+//! to what `#[tool]` or `#[resource]` emits shows up there as a diff to review. One snapshot per
+//! accepted form (each key, each route shape, each signature and doc shape; a static resource, a
+//! template, and a resource's optional keys), each otherwise minimal, so a diff names the form it
+//! concerns. Regenerate with `GROUNDKIT_BLESS=1 cargo test -p groundkit-macros`.
 
 use std::path::PathBuf;
 
 use quote::quote;
 
-use crate::expand_tool;
+use crate::{expand_resource, expand_tool};
 
 fn check(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) {
-    let expanded = expand_tool(args, item);
+    compare(name, expand_tool(args, item));
+}
+
+fn check_resource(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) {
+    compare(name, expand_resource(args, item));
+}
+
+fn compare(name: &str, expanded: proc_macro2::TokenStream) {
     let file: syn::File = syn::parse2(expanded).expect("expansion parses as a file");
     let rendered = prettyplease::unparse(&file);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -183,6 +191,63 @@ fn invalid_declaration_keeps_the_function_beside_its_errors() {
         quote! {
             async fn delete(ctx: &Ctx, request: Req) -> Result<Resp, Error> {
                 ctx.delete(request.id)
+            }
+        },
+    );
+}
+
+#[test]
+fn static_resource_takes_its_context_alone() {
+    check_resource(
+        "resource_static",
+        quote!(
+            read_only,
+            uri = "hello://languages",
+            mime_type = "text/plain"
+        ),
+        quote! {
+            /// The languages, one a line.
+            pub async fn languages(ctx: &Ctx) -> Result<Content, Error> {
+                Ok(Content::Text(ctx.languages()))
+            }
+        },
+    );
+}
+
+#[test]
+fn resource_template_takes_its_variables_as_parameters() {
+    check_resource(
+        "resource_template",
+        quote!(
+            read_only,
+            uri = "grk://{collection}/chunks/{chunk_id}",
+            mime_type = "application/json"
+        ),
+        quote! {
+            /// A verified chunk.
+            pub async fn chunk(ctx: &Ctx, params: ChunkParams) -> Result<Content, Error> {
+                Content::json(&ctx.chunk(params)?)
+            }
+        },
+    );
+}
+
+#[test]
+fn resource_name_title_and_crate_path() {
+    check_resource(
+        "resource_keys",
+        quote!(
+            read_only,
+            uri = "docs://{name}",
+            mime_type = "text/markdown",
+            name = "document",
+            title = "A document",
+            crate = ::my_framework::gk
+        ),
+        quote! {
+            /// A document by name.
+            pub async fn doc(ctx: &Ctx, params: DocParams) -> Result<Content, Error> {
+                ctx.doc(&params.name)
             }
         },
     );

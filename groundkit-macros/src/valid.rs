@@ -1,4 +1,5 @@
-//! Every rule a tool declaration must follow, checked together so all violations are reported.
+//! Every rule a tool declaration must follow, checked together so all violations are reported;
+//! the rules tools and resources share ([`common`]).
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -6,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::{ItemFn, LitStr, Path, Type};
 
 use crate::ast::Function;
-use crate::attr::{self, Attrs};
+use crate::attr::{self, Attrs, Kind};
 use crate::ctxt::Ctxt;
 
 /// A declaration that passed every rule: what expansion needs, nothing optional left.
@@ -36,8 +37,8 @@ const RESERVED: &[&str] = &["/openapi.json", "/mcp"];
 
 pub fn check(args: TokenStream, item: &ItemFn) -> syn::Result<Tool<'_>> {
     let cx = Ctxt::new();
-    let attrs = attr::parse(args, &cx);
-    let function = Function::from_item(item, &cx);
+    let attrs = attr::parse(args, Kind::Tool, &cx);
+    let function = Function::from_item(item, Kind::Tool, &cx);
     let tool = validate(&attrs, &function, &cx);
     cx.check()?;
     Ok(tool.expect("a tool is built whenever no error was recorded"))
@@ -45,13 +46,7 @@ pub fn check(args: TokenStream, item: &ItemFn) -> syn::Result<Tool<'_>> {
 
 fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Tool<'a>> {
     let missing_key_at = missing_key_at(attrs, function);
-    if attrs.read_only.is_none() && !attrs.refused_side_effect {
-        cx.error_spanned_by(
-            &missing_key_at,
-            "a tool must declare its side effect: add `read_only` to #[tool(...)] \
-             (groundkit serves read-only tools only)",
-        );
-    }
+    require_read_only(attrs, function, Kind::Tool, cx);
     let route = match &attrs.rest {
         Some(rest) => parse_route(rest, cx),
         None => {
@@ -62,13 +57,58 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
             None
         }
     };
+    let common = common(attrs, function, Kind::Tool, cx);
+    let (method, path, params) = route?;
+    let common = common?;
+    Some(Tool {
+        summary: common.summary,
+        description: common.description,
+        name: common.name,
+        title: common.title,
+        method,
+        path,
+        params,
+        rest: attrs.rest.clone()?,
+        krate: common.krate,
+        context: function.context?,
+        request: function.request?,
+        output: function.output?,
+    })
+}
+
+/// What tools and resources declare alike, checked alike.
+pub struct Common {
+    pub name: String,
+    pub title: Option<String>,
+    pub summary: String,
+    pub description: String,
+    pub krate: Path,
+}
+
+/// The one side effect a declaration may have, `read_only`, is written.
+pub fn require_read_only(attrs: &Attrs, function: &Function<'_>, kind: Kind, cx: &Ctxt) {
+    let noun = kind.noun();
+    if attrs.read_only.is_none() && !attrs.refused_side_effect {
+        cx.error_spanned_by(
+            missing_key_at(attrs, function),
+            format!(
+                "a {noun} must declare its side effect: add `read_only` to #[{noun}(...)] \
+                 (groundkit serves read-only {noun}s only)"
+            ),
+        );
+    }
+}
+
+/// The name, title, doc comment and crate path of a declaration.
+pub fn common(attrs: &Attrs, function: &Function<'_>, kind: Kind, cx: &Ctxt) -> Option<Common> {
+    let noun = kind.noun();
     let name = match &attrs.name {
         Some(lit) => {
             let name = lit.value();
             if !valid_tool_name(&name) {
                 cx.error_spanned_by(
                     lit,
-                    "a tool name is 1 to 128 characters from `A-Z a-z 0-9 _ . -`",
+                    format!("a {noun} name is 1 to 128 characters from `A-Z a-z 0-9 _ . -`"),
                 );
             }
             name
@@ -77,34 +117,32 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
         None => function.item.sig.ident.unraw().to_string(),
     };
     if let Some(title) = attrs.title.as_ref().filter(|t| t.value().trim().is_empty()) {
-        cx.error_spanned_by(title, "a tool title cannot be empty");
+        cx.error_spanned_by(title, format!("a {noun} title cannot be empty"));
     }
     let docs = function.docs.clone();
     if docs.is_none() {
-        cx.error_spanned_by(
-            &function.item.sig.ident,
-            "a tool needs a doc comment: MCP clients show it to the model as the tool's description, \
-             and its first sentence is the summary in OpenAPI",
-        );
+        let message = match kind {
+            Kind::Tool => {
+                "a tool needs a doc comment: MCP clients show it to the model as the tool's description, \
+                 and its first sentence is the summary in OpenAPI"
+            }
+            Kind::Resource => {
+                "a resource needs a doc comment: MCP clients show it as the resource's description, \
+                 and its first sentence is the summary in OpenAPI"
+            }
+        };
+        cx.error_spanned_by(&function.item.sig.ident, message);
     }
-    let (method, path, params) = route?;
     let description = docs?;
-    Some(Tool {
+    Some(Common {
         summary: summary(&description),
         description,
         name,
         title: attrs.title.as_ref().map(LitStr::value),
-        method,
-        path,
-        params,
-        rest: attrs.rest.clone()?,
         krate: attrs
             .krate
             .clone()
             .unwrap_or_else(|| syn::parse_quote!(::groundkit_core)),
-        context: function.context?,
-        request: function.request?,
-        output: function.output?,
     })
 }
 
@@ -112,7 +150,7 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
 /// handed its arguments but not the `tool` path or the brackets around them, so for a bare
 /// `#[tool]` the nearest tokens that are not the whole macro call are the function's name, which
 /// names the declaration that is incomplete.
-fn missing_key_at(attrs: &Attrs, function: &Function<'_>) -> TokenStream {
+pub fn missing_key_at(attrs: &Attrs, function: &Function<'_>) -> TokenStream {
     if attrs.args.is_empty() {
         function.item.sig.ident.to_token_stream()
     } else {
@@ -170,10 +208,7 @@ fn parse_route(lit: &LitStr, cx: &Ctxt) -> Option<(Method, String, Vec<String>)>
                         "malformed path segment `{segment}`: a parameter is a whole segment `{{name}}` with a Rust field name inside"
                     )),
                 }
-            } else if !segment
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
-            {
+            } else if !is_literal_segment(segment) {
                 fail(format!(
                     "malformed path segment `{segment}`: literal segments use `A-Z a-z 0-9 - . _ ~`"
                 ));
@@ -186,6 +221,13 @@ fn parse_route(lit: &LitStr, cx: &Ctxt) -> Option<(Method, String, Vec<String>)>
         ));
     }
     Some((method?, path.to_owned(), params)).filter(|_| path_ok)
+}
+
+/// Whether `segment` is a literal path segment: `A-Z a-z 0-9 - . _ ~`, nothing to escape.
+pub fn is_literal_segment(segment: &str) -> bool {
+    segment
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
 }
 
 fn valid_tool_name(name: &str) -> bool {

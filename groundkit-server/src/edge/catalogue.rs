@@ -178,4 +178,23 @@ mod tests {
         assert_eq!(body, [408, 413, 415]);
         assert!(!declared.iter().any(|(_, kind)| *kind == "route_not_found"));
     }
+
+    #[test]
+    fn every_call_failure_has_the_json_rpc_code_a_failed_read_answers_with() {
+        use super::super::problem::rpc_code;
+        for error in every_error() {
+            let kind = error.kind();
+            let expected = match kind {
+                "invalid_request" | "validation_error" => rpc_code::INVALID_PARAMS,
+                "collection_not_found" | "chunk_not_found" | "not_found" => {
+                    rpc_code::RESOURCE_NOT_FOUND
+                }
+                _ => rpc_code::INTERNAL_ERROR,
+            };
+            assert_eq!(mapping(&error.into()).rpc, Some(expected), "{kind}");
+        }
+        for refusal in every_refusal() {
+            assert_eq!(mapping(&refusal.into()).rpc, None);
+        }
+    }
 }

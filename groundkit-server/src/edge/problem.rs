@@ -92,6 +92,10 @@ pub mod rpc_code {
     pub const INVALID_PARAMS: i32 = -32602;
     /// Internal JSON-RPC error.
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// MCP's code for a `resources/read` of a resource that does not exist (2025-06-18 to
+    /// 2025-11-25; the stateless era answers it with [`INVALID_PARAMS`], see
+    /// `mcp::protocol::Revision::resource_not_found_code`).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
 }
 
 /// How a call failure is answered inside an MCP `tools/call`.
@@ -114,6 +118,10 @@ pub struct Rendering {
     /// Rendering inside an MCP `tools/call`. `None` for refusals: they happen before any
     /// JSON-RPC message exists, so MCP over HTTP answers them with problem+json, as REST does.
     pub mcp: Option<McpRendering>,
+    /// The JSON-RPC error code where MCP answers the failure as a protocol error rather than a
+    /// tool result (`resources/read`): bad arguments are invalid params, a missing thing is
+    /// "resource not found", anything else an internal error. `None` for refusals.
+    pub rpc: Option<i32>,
 }
 
 /// The one mapping from problem to rendering. Exhaustive on purpose, over core's [`Error`] too.
@@ -139,10 +147,26 @@ pub fn mapping(problem: &Problem) -> Rendering {
                     (S::INTERNAL_SERVER_ERROR, Protocol(rpc_code::INTERNAL_ERROR))
                 }
             };
+            let rpc = match error {
+                Error::InvalidRequest { .. } | Error::Validation { .. } => rpc_code::INVALID_PARAMS,
+                Error::CollectionNotFound { .. }
+                | Error::ChunkNotFound { .. }
+                | Error::NotFound { .. } => rpc_code::RESOURCE_NOT_FOUND,
+                Error::RerankerNotConfigured
+                | Error::DenseUnavailable { .. }
+                | Error::EmbeddingMismatch { .. }
+                | Error::Embedding { .. }
+                | Error::Rerank { .. }
+                | Error::Overloaded
+                | Error::Timeout
+                | Error::Storage { .. }
+                | Error::Internal { .. } => rpc_code::INTERNAL_ERROR,
+            };
             Rendering {
                 kind: error.kind(),
                 status,
                 mcp: Some(mcp),
+                rpc: Some(rpc),
             }
         }
         Problem::Refused(refusal) => {
@@ -165,6 +189,7 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 kind,
                 status,
                 mcp: None,
+                rpc: None,
             }
         }
     }

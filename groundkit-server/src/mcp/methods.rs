@@ -4,7 +4,8 @@
 //! The table sees a [`Call`] (named params, revision, peer, request id, progress sink) in the
 //! per-call [`Extensions`] (the [`bridge`](super::bridge) puts it there); the framing layer in
 //! [`super::server`] decides everything about ids, eras and transports before a method runs.
-//! Methods return `Result<Value, ErrorObjectOwned>`, except `tools/call`, whose answer is
+//! Methods return `Result<Value, ErrorObjectOwned>` (`resources/read` too: a failed read is a
+//! JSON-RPC error, rendered by [`resources::failure`]), except `tools/call`, whose answer is
 //! written whole by [`tools::success`] or [`tools::failure`] and left in [`Call::result`].
 
 use std::sync::Arc;
@@ -21,10 +22,11 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::progress::Notifications;
 use super::protocol::{self, Revision};
+use super::resources;
 use super::session::Peer;
 use super::tools::{self, ToolReply};
 use crate::edge::problem::{self, Problem, rpc_code};
-use crate::invoke::invoke;
+use crate::invoke::{invoke, read};
 use crate::state::AppState;
 
 /// Every method name in the table, for the framing layer's era rules.
@@ -35,6 +37,9 @@ pub const METHODS: &[&str] = &[
     "ping",
     "tools/list",
     "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
     "server/discover",
 ];
 
@@ -167,6 +172,24 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             })
             .map(|_| ()),
         module
+            .register_async_method("resources/list", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                resources_list(&state, &call.params(), &call, true)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("resources/templates/list", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                resources_list(&state, &call.params(), &call, false)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("resources/read", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                resources_read(&state, &call.params(), &call).await
+            })
+            .map(|_| ()),
+        module
             .register_async_method("server/discover", |_, state, _| async move {
                 RpcResult::Ok(discover(&state))
             })
@@ -204,10 +227,15 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
     methods
 }
 
-/// What this server can do, as advertised: tools only (no logging, prompts or resources, so
-/// their methods answer -32601).
-fn capabilities() -> Value {
-    json!({ "tools": { "listChanged": false } })
+/// What this server can do, as advertised: tools, and resources when the registry has any (no
+/// logging, prompts or completions, so their methods answer -32601; nor resource
+/// subscriptions).
+fn capabilities<Ctx>(state: &AppState<Ctx>) -> Value {
+    let mut capabilities = json!({ "tools": { "listChanged": false } });
+    if !state.registry.resources().is_empty() {
+        capabilities["resources"] = json!({ "listChanged": false, "subscribe": false });
+    }
+    capabilities
 }
 
 fn server_info<Ctx>(state: &AppState<Ctx>) -> Value {
@@ -229,7 +257,7 @@ fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
     call.peer.set_negotiated(revision);
     Ok(json!({
         "protocolVersion": revision.as_str(),
-        "capabilities": capabilities(),
+        "capabilities": capabilities(state),
         "serverInfo": server_info(state),
     }))
 }
@@ -237,7 +265,7 @@ fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
 fn discover<Ctx>(state: &AppState<Ctx>) -> Value {
     json!({
         "supportedVersions": Revision::supported(),
-        "capabilities": capabilities(),
+        "capabilities": capabilities(state),
         "ttlMs": tools::LIST_TTL_MS,
         "cacheScope": "public",
         "resultType": "complete",
@@ -246,25 +274,100 @@ fn discover<Ctx>(state: &AppState<Ctx>) -> Value {
 }
 
 fn tools_list<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Call) -> RpcResult {
+    let (page, next) = page(state.registry.tools(), |s| s.name(), params)?;
+    let tools = page
+        .iter()
+        .map(|spec| tools::definition(spec, call.revision));
+    Ok(list("tools", tools, next, call.revision))
+}
+
+/// `resources/list` (`statics`) or `resources/templates/list`; -32601 when the registry has no
+/// resources, as the capability is then not advertised.
+fn resources_list<Ctx>(
+    state: &AppState<Ctx>,
+    params: &Map<String, Value>,
+    call: &Call,
+    statics: bool,
+) -> RpcResult {
+    if state.registry.resources().is_empty() {
+        return Err(rpc_error(rpc_code::METHOD_NOT_FOUND, "Method not found"));
+    }
+    let specs: Vec<_> = state
+        .registry
+        .resources()
+        .iter()
+        .filter(|spec| spec.uri().is_static() == statics)
+        .collect();
+    let (page, next) = page(&specs, |s| s.name(), params)?;
+    let revision = call.revision;
+    Ok(if statics {
+        let items = page.iter().map(|s| resources::resource(s, revision));
+        list("resources", items, next, revision)
+    } else {
+        let items = page.iter().map(|s| resources::template(s, revision));
+        list("resourceTemplates", items, next, revision)
+    })
+}
+
+/// One page of `items` after the params' `cursor`.
+fn page<'a, T>(
+    items: &'a [T],
+    name: impl Fn(&T) -> &str,
+    params: &Map<String, Value>,
+) -> Result<(&'a [T], Option<String>), ErrorObjectOwned> {
     let cursor = match params.get("cursor") {
         None | Some(Value::Null) => None,
         Some(Value::String(cursor)) => Some(cursor.as_str()),
         Some(_) => return Err(invalid_params("Invalid params: cursor must be a string")),
     };
-    let (page, next) = tools::page(state.registry.tools(), cursor, tools::PAGE_SIZE)
-        .map_err(|_| invalid_params("Invalid params: unknown cursor"))?;
-    let mut result = json!({
-        "tools": page.iter().map(|spec| tools::definition(spec, call.revision)).collect::<Vec<_>>(),
-    });
+    tools::page(items, name, cursor, tools::PAGE_SIZE)
+        .map_err(|_| invalid_params("Invalid params: unknown cursor"))
+}
+
+/// A list result: the items under `key`, the next cursor, and the stateless era's cache hints.
+fn list(
+    key: &str,
+    items: impl Iterator<Item = Value>,
+    next: Option<String>,
+    revision: Revision,
+) -> Value {
+    let mut result = json!({ key: items.collect::<Vec<_>>() });
     if let Some(next) = next {
         result["nextCursor"] = json!(next);
     }
-    if call.revision.is_stateless() {
+    if revision.is_stateless() {
         result["ttlMs"] = json!(tools::LIST_TTL_MS);
         result["cacheScope"] = json!("public");
         result["resultType"] = json!("complete");
     }
-    Ok(result)
+    result
+}
+
+async fn resources_read<Ctx: Send + Sync + 'static>(
+    state: &AppState<Ctx>,
+    params: &Map<String, Value>,
+    call: &Call,
+) -> RpcResult {
+    if state.registry.resources().is_empty() {
+        return Err(rpc_error(rpc_code::METHOD_NOT_FOUND, "Method not found"));
+    }
+    let Some(Value::String(uri)) = params.get("uri") else {
+        return Err(invalid_params("Invalid params: uri must be a string"));
+    };
+    let outcome = match state.registry.resource_for(uri) {
+        Some((spec, arguments)) => read(state, spec, Value::Object(arguments))
+            .await
+            .map(|content| resources::contents(uri, spec, &content, call.revision)),
+        None => Err(Error::NotFound {
+            resource: "resource",
+            id: uri.clone(),
+        }),
+    };
+    outcome.map_err(|error| {
+        let problem = Problem::from(error);
+        problem::log(&problem, &call.request_id);
+        resources::failure(&problem, uri, &call.request_id, call.revision)
+    })
 }
 
 async fn tools_call<Ctx: Send + Sync + 'static>(

@@ -7,13 +7,15 @@
 //! - `server` is the framing layer in front of the table, shared by both transports; it
 //!   answers with an `answer::Answer` whose `Outcome` is in no transport's terms.
 //! - `bridge` calls the jsonrpsee method table; `methods` is that table (`initialize`,
-//!   `ping`, `tools/list`, `tools/call`, `server/discover`, and the notifications).
-//! - `tools` renders registry specs, results and errors as MCP JSON.
+//!   `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/templates/list`,
+//!   `resources/read`, `server/discover`, and the notifications).
+//! - `tools` renders tool specs, results and errors as MCP JSON; `resources` renders resource
+//!   specs, contents and failed reads.
 //! - `progress` turns a tool's progress reports into `notifications/progress`.
 //! - `session` holds peers, the HTTP session table and the in-flight requests.
 //! - [`stdio`] and [`http`] are the transports; only [`http`] knows HTTP.
 //!
-//! Every tool served here comes from the [`Registry`](groundkit_core::Registry) in the
+//! Every tool and resource served here comes from the [`Registry`](groundkit_core::Registry) in the
 //! [`AppState`](crate::AppState); there is no way to add an MCP-only tool. Nothing here imports
 //! REST: what both share is in `edge`.
 //!
@@ -27,6 +29,7 @@ mod jsonrpc;
 mod methods;
 mod progress;
 mod protocol;
+mod resources;
 mod server;
 mod session;
 pub mod stdio;

@@ -90,6 +90,16 @@ impl Revision {
         !matches!(self, Revision::V2025_03_26)
     }
 
+    /// The JSON-RPC code of a `resources/read` whose resource does not exist: MCP's -32002 in
+    /// the handshake era, -32602 (invalid params) in the stateless era (SEP-2164).
+    pub const fn resource_not_found_code(self) -> i32 {
+        if self.is_stateless() {
+            rpc_code::INVALID_PARAMS
+        } else {
+            rpc_code::RESOURCE_NOT_FOUND
+        }
+    }
+
     /// The version an `initialize` asking for `requested` is answered with: the same one when
     /// it is a handshake-era version this server implements, else the latest handshake version
     /// (never an error: the client decides whether it can live with the answer).

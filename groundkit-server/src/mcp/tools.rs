@@ -1,4 +1,5 @@
-//! `tools/list` and `tools/call` rendering: registry specs in, MCP JSON out.
+//! `tools/list` and `tools/call` rendering: registry specs in, MCP JSON out; and the cursor
+//! pagination every list method shares.
 //!
 //! Nothing here knows a tool by name: definitions are rendered from [`ToolSpec`]s in registry
 //! order, and results and errors from the one error mapping. The MCP surface can therefore serve
@@ -51,35 +52,37 @@ pub fn definition(spec: &ToolSpec, revision: Revision) -> Value {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidCursor;
 
-/// One page of `tools`, starting after `cursor`: the page and the cursor of the next, if any.
+/// One page of `items` (tools, resources or templates, each named by `name`), starting after
+/// `cursor`: the page and the cursor of the next, if any.
 ///
 /// A cursor is the opaque encoding of the last name on the previous page, so it stays valid
 /// across calls and names exactly one position; anything that does not decode to a listed name is
 /// refused.
-pub fn page<'a>(
-    tools: &'a [&'static ToolSpec],
+pub fn page<'a, T>(
+    items: &'a [T],
+    name: impl Fn(&T) -> &str,
     cursor: Option<&str>,
     size: usize,
-) -> Result<(&'a [&'static ToolSpec], Option<String>), InvalidCursor> {
+) -> Result<(&'a [T], Option<String>), InvalidCursor> {
     let start = match cursor {
         None => 0,
         Some(cursor) => {
-            let name = URL_SAFE_NO_PAD
+            let last = URL_SAFE_NO_PAD
                 .decode(cursor)
                 .ok()
                 .and_then(|bytes| String::from_utf8(bytes).ok())
                 .ok_or(InvalidCursor)?;
-            tools
+            items
                 .iter()
-                .position(|spec| spec.name() == name)
+                .position(|item| name(item) == last)
                 .ok_or(InvalidCursor)?
                 + 1
         }
     };
-    let end = (start + size.max(1)).min(tools.len());
-    let page = &tools[start.min(end)..end];
-    let next = (end < tools.len())
-        .then(|| page.last().map(|last| URL_SAFE_NO_PAD.encode(last.name())))
+    let end = (start + size.max(1)).min(items.len());
+    let page = &items[start.min(end)..end];
+    let next = (end < items.len())
+        .then(|| page.last().map(|last| URL_SAFE_NO_PAD.encode(name(last))))
         .flatten();
     Ok((page, next))
 }
@@ -209,7 +212,8 @@ mod tests {
         let mut seen = Vec::new();
         let mut cursor = None;
         loop {
-            let (items, next) = page(tools, cursor.as_deref(), 1).expect("valid cursor");
+            let (items, next) =
+                page(tools, |s| s.name(), cursor.as_deref(), 1).expect("valid cursor");
             seen.extend(items.iter().map(|s| s.name()));
             match next {
                 Some(next) => cursor = Some(next),
@@ -218,8 +222,14 @@ mod tests {
         }
         let all: Vec<&str> = tools.iter().map(|s| s.name()).collect();
         assert_eq!(seen, all);
-        assert_eq!(page(tools, Some("bm9wZQ"), 1).err(), Some(InvalidCursor));
-        assert_eq!(page(tools, Some("%%%"), 1).err(), Some(InvalidCursor));
+        assert_eq!(
+            page(tools, |s| s.name(), Some("bm9wZQ"), 1).err(),
+            Some(InvalidCursor)
+        );
+        assert_eq!(
+            page(tools, |s| s.name(), Some("%%%"), 1).err(),
+            Some(InvalidCursor)
+        );
     }
 
     fn escaped(text: &str) -> String {

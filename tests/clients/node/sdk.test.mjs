@@ -2,6 +2,7 @@
 // Claude Code, Cursor and VS Code) against `grk serve` and `hello`, over stdio and Streamable
 // HTTP. The SDK validates every `structuredContent` against the tool's `outputSchema`, so a
 // result that does not match its schema fails the call here as it would in those clients.
+// Resources and templates are listed and read through the SDK's own resource methods.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -130,6 +131,36 @@ for (const mode of ["grk stdio", "grk http"]) {
       }
     });
 
+    test("reads a chunk as fetch_chunk's verified answer, a drifted one as its verdict, and a status", async () => {
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), [
+        "grk://{collection}/chunks/{chunk_id}",
+        "grk://{collection}/status",
+      ]);
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((r) => r.uri), ["grk://collections"]);
+      const read = async (uri) => {
+        const { contents } = await client.readResource({ uri });
+        assert.equal(contents.length, 1);
+        assert.equal(contents[0].uri, uri);
+        assert.equal(contents[0].mimeType, "application/json");
+        return JSON.parse(contents[0].text);
+      };
+      const keeper = await ok(client, "search", { collection: "papers", query: "lighthouse keeper" });
+      const uri = `grk://papers/chunks/${keeper.results[0].chunk_id}`;
+      const verified = await read(uri);
+      assert.equal(verified.verification, "verified");
+      assert.equal(verified.content, keeper.results[0].content);
+      writeFileSync(fx.drift, "The lighthouse was automated and nobody logs freighters any more.\n");
+      const drifted = await read(uri);
+      writeFileSync(fx.drift, "The lighthouse keeper logs every passing freighter.\n");
+      assert.equal(drifted.verification, "drifted");
+      assert.equal(drifted.content, undefined, "a drifted chunk reads without its stored text");
+      assert.equal((await read("grk://papers/status")).document_count, 3);
+      await assert.rejects(client.readResource({ uri: "grk://..%2Fetc/status" }), (err) => err.code === -32602);
+      await assert.rejects(client.readResource({ uri: "grk://nope/status" }), (err) => err.code === -32002);
+    });
+
     test("an unknown collection tells the caller to list the collections", async () => {
       const problem = await fails(client, "search", { collection: "nope", query: "tea" }, "collection_not_found");
       assert.match(problem.detail, /list_collections/);
@@ -156,6 +187,20 @@ for (const mode of ["hello stdio", "hello http"]) {
       assert.deepEqual(stats.top_words, [{ word: "the", count: 2 }]);
       const empty = await ok(client, "text_stats", { text: "..." });
       assert.equal(empty.longest_word, undefined, "an absent word is omitted, not null");
+    });
+
+    test("lists and reads a resource and a template", async () => {
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((r) => [r.uri, r.name, r.mimeType]), [["hello://languages", "languages", "text/plain"]]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.deepEqual(resourceTemplates.map((t) => [t.uriTemplate, t.name, t.title]), [
+        ["hello://greetings/{language}/{name}", "greeting", "A greeting"],
+      ]);
+      const languages = await client.readResource({ uri: "hello://languages" });
+      assert.match(languages.contents[0].text, /^fr\tFrench\tBonjour$/m);
+      const greeting = await client.readResource({ uri: "hello://greetings/sw/Amani" });
+      assert.deepEqual(greeting.contents, [{ uri: "hello://greetings/sw/Amani", mimeType: "text/plain", text: "Habari, Amani!" }]);
+      await assert.rejects(client.readResource({ uri: "hello://nothing" }), (err) => err.code === -32002);
     });
 
     test("invalid calls come back as isError results with their kind", async () => {

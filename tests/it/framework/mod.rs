@@ -3,11 +3,18 @@
 //! What this module guards:
 //!
 //! - REST serves exactly the registry, and a route added behind its back fails the check:
-//!   `parity::rest_serves_exactly_the_registry`, `parity::a_hand_added_route_breaks_parity`.
+//!   `parity::rest_serves_exactly_the_registry`, `parity::a_hand_added_route_breaks_parity`;
+//!   both MCP transports list exactly its resources and templates:
+//!   `parity::both_mcp_transports_list_exactly_the_registrys_resources_and_templates`.
+//! - A `#[resource]` declares its URI template, route and MIME type; the registry refuses
+//!   overlapping templates, a resource named like a tool, colliding routes and parameters no
+//!   URI variable fills; each resource is a `GET` route answering its content, refusing a
+//!   traversal before the function runs, with an OpenAPI operation: `resources.rs`.
 //! - A registry keeps one context type's tools and refuses what cannot be served together
 //!   (duplicate names, colliding routes, a path a transport serves, a nullable output):
 //!   `registry.rs`.
-//! - Only read-only tools compile, each broken declaration fails with its own message, and
+//! - Only read-only tools and resources compile, each broken declaration (a resource's URI
+//!   template included) fails with its own message, and
 //!   generated code names everything by absolute path: groundkit-macros' unit test
 //!   `compile_time_rules` (`groundkit-macros/tests/ui`).
 //! - Schemas are portable: `schemas::schemas_are_portable_2020_12_objects_without_refs_nulls_or_const_enums`;
@@ -17,6 +24,7 @@
 
 mod parity;
 mod registry;
+mod resources;
 mod rest;
 pub(crate) mod schemas;
 mod toolsets;

@@ -1,6 +1,8 @@
-//! REST parity: the routes the running actix app answers are exactly the registry's routes plus
-//! `GET /openapi.json`. The served set comes from actix's own route introspection, not from the
-//! registry, so a route added by hand anywhere in the app makes the comparison fail.
+//! REST parity: the routes the running actix app answers are exactly the registry's routes (its
+//! tools' and its resources') plus `GET /openapi.json`. The served set comes from actix's own
+//! route introspection, not from the registry, so a route added by hand anywhere in the app
+//! makes the comparison fail. MCP parity for resources: both transports list exactly the
+//! registry's resources and templates.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -34,16 +36,11 @@ fn hello_state() -> Arc<AppState<HelloContext>> {
 /// The (method, path) pairs the registry declares, plus the server's own OpenAPI route and the
 /// MCP transport's endpoint.
 fn declared<Ctx>(state: &AppState<Ctx>) -> BTreeSet<Route> {
-    let mut routes: BTreeSet<Route> = state
-        .registry
-        .tools()
-        .iter()
-        .map(|spec| {
-            (
-                spec.route().method.to_string(),
-                spec.route().path.to_owned(),
-            )
-        })
+    let tools = state.registry.tools().iter().map(|spec| spec.route());
+    let resources = state.registry.resources().iter().map(|spec| spec.route());
+    let mut routes: BTreeSet<Route> = tools
+        .chain(resources)
+        .map(|route| (route.method.to_string(), route.path.to_owned()))
         .collect();
     routes.insert(("GET".into(), "/openapi.json".into()));
     for (method, path) in groundkit_server::mcp::http::ROUTES {
@@ -96,9 +93,13 @@ fn rest_serves_exactly_the_registry() {
     let state = hello_state();
     let served = served(groundkit_server::app::build(Arc::clone(&state)));
     assert_eq!(served, declared(&state));
+    assert!(!state.registry.resources().is_empty());
     assert_eq!(
         served.len(),
-        state.registry.len() + 1 + groundkit_server::mcp::http::ROUTES.len()
+        state.registry.len()
+            + state.registry.resources().len()
+            + 1
+            + groundkit_server::mcp::http::ROUTES.len()
     );
 }
 
@@ -122,8 +123,13 @@ fn every_declared_route_reaches_its_tool_over_http() {
         state.info.clone(),
         Limits::default(),
     ));
-    for spec in state.registry.tools() {
-        let route = spec.route();
+    let tools = state.registry.tools().iter().map(|s| (s.name(), s.route()));
+    let resources = state
+        .registry
+        .resources()
+        .iter()
+        .map(|s| (s.name(), s.route()));
+    for (name, route) in tools.chain(resources) {
         let path = route
             .params
             .iter()
@@ -136,10 +142,74 @@ fn every_declared_route_reaches_its_tool_over_http() {
         };
         assert!(
             response.status != 404 && response.status != 405,
-            "{} {path} did not reach `{}`: {}",
+            "{} {path} did not reach `{name}`: {}",
             route.method,
-            spec.name(),
             response.body
+        );
+    }
+}
+
+/// The URIs (`resources/list`) and URI templates (`resources/templates/list`) an MCP answer
+/// lists.
+fn listed(answer: &serde_json::Value, key: &str, field: &str) -> BTreeSet<String> {
+    answer["result"][key]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list under {key}: {answer}"))
+        .iter()
+        .map(|item| item[field].as_str().expect("a string").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn both_mcp_transports_list_exactly_the_registrys_resources_and_templates() {
+    use crate::mcp::support::{Server, Stdio, initialize_frame};
+
+    let state = hello_state();
+    let uris = |statics: bool| -> BTreeSet<String> {
+        state
+            .registry
+            .resources()
+            .iter()
+            .filter(|spec| spec.uri().is_static() == statics)
+            .map(|spec| spec.uri().template.to_owned())
+            .collect()
+    };
+    let (statics, templates) = (uris(true), uris(false));
+    assert!(!statics.is_empty() && !templates.is_empty());
+
+    let mut stdio = Stdio::start_shared(Arc::clone(&state));
+    stdio.send(&initialize_frame(0, "2025-11-25")).await;
+    stdio.recv().await;
+    let server = Server::start_shared(Arc::clone(&state));
+    let session = server.initialize();
+    for (id, method, key, field, expected) in [
+        (1, "resources/list", "resources", "uri", &statics),
+        (
+            2,
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+            &templates,
+        ),
+    ] {
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+        stdio.send(&frame).await;
+        assert_eq!(
+            &listed(&stdio.recv().await, key, field),
+            expected,
+            "{method} on stdio"
+        );
+        let response = server.mcp(
+            &frame,
+            &[
+                ("Mcp-Session-Id", &session),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+        );
+        assert_eq!(
+            &listed(&response.json(), key, field),
+            expected,
+            "{method} on HTTP"
         );
     }
 }

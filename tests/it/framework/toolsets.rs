@@ -160,3 +160,80 @@ pub mod faults {
         Ok(Echo { value: "ok".into() })
     }
 }
+
+/// Resource sets that break one registry rule each.
+pub mod resource_faults {
+    use super::*;
+    use groundkit_core::{Content, resource};
+
+    /// Context of two templates one URI could match.
+    pub struct OverlapCtx;
+
+    /// A thing by id.
+    #[resource(read_only, uri = "things://{id}/data", mime_type = "text/plain")]
+    pub async fn thing_data(_: &OverlapCtx, params: IdRequest) -> Result<Content, Error> {
+        Ok(Content::Text(params.id))
+    }
+
+    /// A thing by name.
+    #[resource(read_only, uri = "things://{name}/data", mime_type = "text/plain")]
+    pub async fn named_data(_: &OverlapCtx, params: NameRequest) -> Result<Content, Error> {
+        Ok(Content::Text(params.name))
+    }
+
+    /// Context of a tool and a resource of one name.
+    pub struct SameNameCtx;
+
+    /// A thing, as a tool.
+    #[tool(read_only, rest = "GET /things/{id}")]
+    pub async fn thing(_: &SameNameCtx, request: IdRequest) -> Result<Echo, Error> {
+        Ok(Echo { value: request.id })
+    }
+
+    /// A thing, as a resource.
+    #[resource(
+        read_only,
+        uri = "things://{id}",
+        mime_type = "text/plain",
+        name = "thing"
+    )]
+    pub async fn thing_resource(_: &SameNameCtx, params: IdRequest) -> Result<Content, Error> {
+        Ok(Content::Text(params.id))
+    }
+
+    /// Context of a tool whose route a resource's route collides with.
+    pub struct RouteCtx;
+
+    /// A thing, by a tool route shaped like a resource's.
+    #[tool(read_only, rest = "GET /resources/things/{name}")]
+    pub async fn lookalike(_: &RouteCtx, request: NameRequest) -> Result<Echo, Error> {
+        Ok(Echo {
+            value: request.name,
+        })
+    }
+
+    /// A thing by id.
+    #[resource(read_only, uri = "things://{id}", mime_type = "text/plain")]
+    pub async fn by_id(_: &RouteCtx, params: IdRequest) -> Result<Content, Error> {
+        Ok(Content::Text(params.id))
+    }
+
+    /// Context of a template whose parameters hold a field no URI variable fills.
+    pub struct ExtraFieldCtx;
+
+    /// Parameters with a field the URI does not carry.
+    #[derive(Debug, Deserialize, JsonSchema, Validate)]
+    #[serde(deny_unknown_fields)]
+    pub struct Extra {
+        #[garde(length(min = 1, max = 32))]
+        pub id: String,
+        #[garde(length(min = 1, max = 32))]
+        pub other: String,
+    }
+
+    /// A thing by id, with another field.
+    #[resource(read_only, uri = "things://{id}", mime_type = "text/plain")]
+    pub async fn with_extra(_: &ExtraFieldCtx, params: Extra) -> Result<Content, Error> {
+        Ok(Content::Text(params.other))
+    }
+}

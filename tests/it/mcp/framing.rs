@@ -148,7 +148,12 @@ async fn notifications_and_incoming_responses_are_never_answered() {
 #[tokio::test]
 async fn unknown_methods_are_32601_and_positional_params_are_32602() {
     let mut stdio = initialized(Limits::default()).await;
-    for method in ["resources/list", "prompts/list", "logging/setLevel", "nope"] {
+    for method in [
+        "prompts/list",
+        "completion/complete",
+        "logging/setLevel",
+        "nope",
+    ] {
         stdio
             .send(&format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#

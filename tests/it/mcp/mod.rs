@@ -25,6 +25,14 @@
 //!   `http::a_call_asking_for_progress_streams_progress_events_then_the_response`.
 //! - JSON-RPC framing (ids echoed exactly, eras, batches): `framing.rs`; stdout carries only
 //!   frames: `stdio.rs`.
+//! - Resources are listed and read alike on both transports, a traversal in a template
+//!   parameter is refused before the function runs, an unknown URI is -32002 (-32602 in the
+//!   stateless era), and a panicking read is an internal error that shows nothing:
+//!   `resources::both_transports_list_and_read_the_registrys_resources_and_templates`,
+//!   `resources::a_traversal_in_a_template_parameter_is_refused_before_the_function_runs`,
+//!   `resources::an_unknown_resource_is_32002_with_its_uri_and_invalid_params_in_the_stateless_era`,
+//!   `resources::a_panicking_read_is_an_internal_error_that_shows_nothing_and_the_server_keeps_serving`;
+//!   the rest of `resources.rs` (binary contents, a registry without resources).
 
 mod access;
 mod framing;
@@ -32,6 +40,7 @@ mod guard;
 mod http;
 mod limits;
 mod parser;
+mod resources;
 mod stdio;
 pub(crate) mod support;
 mod tools;

@@ -1,6 +1,7 @@
 //! Helpers for the MCP and serving-safety tests: real servers on loopback, a raw HTTP/1.1
 //! client (so Host, Origin and framing are exactly what the test says, byte for byte), an
-//! in-process stdio connection, and a small tool set with a gate, a panic and progress.
+//! in-process stdio connection, and a small tool set with a gate, a panic and progress, and
+//! resources that count their reads or panic.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -12,7 +13,7 @@ use std::time::Duration;
 use garde::Validate;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_core::progress;
-use groundkit_core::{Error, Registry, tool};
+use groundkit_core::{Content, Error, Registry, resource, tool};
 use groundkit_examples::hello::HelloContext;
 use groundkit_server::{AppState, Limits, mcp};
 pub use groundkit_tests::Response;
@@ -40,6 +41,8 @@ pub struct TestContext {
     pub holding: Arc<AtomicUsize>,
     /// Most `hold` calls seen on blocking threads at once.
     pub most_holding: Arc<AtomicUsize>,
+    /// Reads of the `file` resource that reached its function.
+    pub reads: Arc<AtomicUsize>,
 }
 
 impl Default for TestContext {
@@ -50,6 +53,7 @@ impl Default for TestContext {
             finished: Arc::default(),
             holding: Arc::default(),
             most_holding: Arc::default(),
+            reads: Arc::default(),
         }
     }
 }
@@ -115,6 +119,31 @@ pub async fn stepper(_ctx: &TestContext, _request: Nothing) -> Result<Done, Erro
         tokio::task::yield_now().await;
     }
     Ok(Done { done: true })
+}
+
+/// The name of a file: letters, digits, `-`, `_` and inner dots, never `..` or `/`.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct FileParams {
+    /// The file name.
+    #[garde(
+        length(min = 1, max = 64),
+        pattern(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$")
+    )]
+    pub name: String,
+}
+
+/// A file by name: its name as text; counts the reads that reach it.
+#[resource(read_only, uri = "test://files/{name}", mime_type = "text/plain")]
+pub async fn file(ctx: &TestContext, params: FileParams) -> Result<Content, Error> {
+    ctx.reads.fetch_add(1, Ordering::SeqCst);
+    Ok(Content::Text(format!("contents of {}", params.name)))
+}
+
+/// Panic with a message naming a secret path, which must never reach a caller.
+#[resource(read_only, uri = "test://boom", mime_type = "text/plain")]
+pub async fn boom_resource(_ctx: &TestContext) -> Result<Content, Error> {
+    panic!("cannot open /srv/secret/resource")
 }
 
 fn info(title: &str) -> ApiInfo {

@@ -27,6 +27,11 @@
 //! - The README's quick start shows what the bundled sample answers:
 //!   `readme::the_quick_start_shows_what_the_bundled_sample_answers`.
 //! - Request bounds at the limit and one past: `bounds.rs`; `grk`'s exit codes: `exit_codes.rs`.
+//! - A chunk resource reads as `fetch_chunk`'s verified answer and a drifted one as its verdict,
+//!   never its stored text; a collection's status as `index_status`'s answer; a traversal-shaped
+//!   name is refused:
+//!   `resources::a_chunk_reads_as_its_verified_answer_and_once_drifted_as_its_verdict_without_text`,
+//!   `resources::a_collection_status_reads_as_index_status_and_bad_names_are_refused`.
 
 mod bounds;
 mod client_errors;
@@ -34,6 +39,7 @@ mod descriptions;
 mod exit_codes;
 mod openapi;
 mod readme;
+mod resources;
 mod rest;
 pub(crate) mod transports;
 

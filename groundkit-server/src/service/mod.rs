@@ -1,5 +1,6 @@
 //! The grounding service: four read-only tools over the retrieval engine, declared with
-//! `#[tool]` and served by whatever transports serve a `Registry<ServiceContext>`.
+//! `#[tool]`, and three resources reading their answers ([`resources`]), served by whatever
+//! transports serve a `Registry<ServiceContext>`.
 //!
 //! Everything a request may not choose (index and base directories, the embedder, the reranker, the default
 //! `top_k`, the concurrency bound) lives in [`ServiceContext`], assembled once at start. Request
@@ -13,6 +14,8 @@
 //! without creating a file. Corpus-wide work
 //! (search, status) holds a permit of the one limiter both transports share, and all engine work
 //! runs off the async executor.
+
+pub mod resources;
 
 use std::sync::Arc;
 use std::time::Duration;
