@@ -112,7 +112,11 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorSta
     }
     json!({
         "openapi": "3.1.0",
-        "info": {"title": info.title, "version": info.version},
+        "info": {
+            "title": info.title,
+            "version": info.version,
+            "x-groundkit-registry-digest": registry.digest(),
+        },
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "paths": paths,
         "components": {"schemas": components},
@@ -129,6 +133,10 @@ fn operation(spec: &impl Operation, input: &Value) -> Map<String, Value> {
     operation.insert(
         "x-groundkit-read-only".into(),
         json!(spec.side_effect().is_read_only()),
+    );
+    operation.insert(
+        "x-groundkit-effect".into(),
+        json!(spec.side_effect().as_str()),
     );
     if !params.is_empty() {
         let parameters: Vec<Value> = params

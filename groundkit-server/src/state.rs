@@ -114,6 +114,8 @@ pub struct AppState<Ctx> {
     pub(crate) calls: Arc<Semaphore>,
     /// MCP sessions and in-flight requests.
     pub(crate) mcp: McpShared,
+    /// The registry's digest, computed once (`groundkit_core::digest`).
+    pub(crate) digest: String,
 }
 
 impl<Ctx> AppState<Ctx> {
@@ -121,7 +123,9 @@ impl<Ctx> AppState<Ctx> {
     pub fn new(registry: Registry<Ctx>, context: Ctx, info: ApiInfo, limits: Limits) -> Self {
         let errors = crate::edge::catalogue::error_statuses();
         let openapi = Arc::new(openapi::document(&registry, &info, &errors));
+        let digest = registry.digest();
         Self {
+            digest,
             registry,
             context: Arc::new(context),
             calls: Arc::new(Semaphore::new(limits.max_concurrent_calls)),

@@ -4,6 +4,7 @@ protocol eras: `mode="auto"` probes `server/discover` (2026-07-28), `mode="legac
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 
@@ -115,3 +116,42 @@ async def test_an_unknown_resource_and_a_traversal_raise_with_their_codes(target
     # Resource not found is -32002 in the handshake era and invalid params in the stateless one.
     assert unknown.value.code == (-32602 if mode == "auto" else -32002)
     assert traversal.value.code == -32602
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_client_recomputes_the_registry_digest_from_what_the_server_lists(
+    target: object, mode: str
+) -> None:
+    """The digest in `_meta` is SHA-256 over the canonical JSON of every operation as listed
+    (groundkit_core::digest documents the form): recomputed here from the lists alone."""
+    async with Client(target, mode=mode) as client:
+        tools = await client.list_tools()
+        resources = await client.list_resources()
+        templates = await client.list_resource_templates()
+    operations = [
+        {
+            "kind": "tool",
+            "name": tool.name,
+            "effect": tool.meta["groundkit/effect"],
+            "inputSchema": tool.input_schema,
+            "outputSchema": tool.output_schema,
+        }
+        for tool in tools.tools
+    ]
+    operations += [
+        {
+            "kind": "resource",
+            "name": item.name,
+            "effect": item.meta["groundkit/effect"],
+            "uri": uri,
+            "mimeType": item.mime_type,
+        }
+        for item, uri in [(r, str(r.uri)) for r in resources.resources]
+        + [(t, t.uri_template) for t in templates.resource_templates]
+    ]
+    assert {op["effect"] for op in operations} == {"read_only"}
+    operations.sort(key=lambda op: (op["kind"], op["name"]))
+    canonical = json.dumps(operations, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    for listed in (tools, resources, templates):
+        assert listed.meta["groundkit/registry-digest"] == digest

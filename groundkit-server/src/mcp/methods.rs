@@ -11,8 +11,8 @@
 use std::sync::Arc;
 
 use futures_util::FutureExt;
-use groundkit_core::Error;
 use groundkit_core::progress::{self, ProgressSink};
+use groundkit_core::{Error, digest};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{AsyncMethod, Extensions, MethodCallback, MethodResponse, Methods};
 use jsonrpsee::types::ErrorObjectOwned;
@@ -269,7 +269,10 @@ fn discover<Ctx>(state: &AppState<Ctx>) -> Value {
         "ttlMs": tools::LIST_TTL_MS,
         "cacheScope": "public",
         "resultType": "complete",
-        "_meta": { protocol::META_SERVER_INFO: server_info(state) },
+        "_meta": {
+            protocol::META_SERVER_INFO: server_info(state),
+            digest::DIGEST_META_KEY: state.digest,
+        },
     })
 }
 
@@ -278,7 +281,7 @@ fn tools_list<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
     let tools = page
         .iter()
         .map(|spec| tools::definition(spec, call.revision));
-    Ok(list("tools", tools, next, call.revision))
+    Ok(list("tools", tools, next, call.revision, &state.digest))
 }
 
 /// `resources/list` (`statics`) or `resources/templates/list`; -32601 when the registry has no
@@ -302,10 +305,10 @@ fn resources_list<Ctx>(
     let revision = call.revision;
     Ok(if statics {
         let items = page.iter().map(|s| resources::resource(s, revision));
-        list("resources", items, next, revision)
+        list("resources", items, next, revision, &state.digest)
     } else {
         let items = page.iter().map(|s| resources::template(s, revision));
-        list("resourceTemplates", items, next, revision)
+        list("resourceTemplates", items, next, revision, &state.digest)
     })
 }
 
@@ -325,13 +328,19 @@ fn page<'a, T>(
 }
 
 /// A list result: the items under `key`, the next cursor, and the stateless era's cache hints.
+/// A list result: the page, the next cursor, the stateless era's cache hints, and the registry's
+/// `digest` in `_meta`.
 fn list(
     key: &str,
     items: impl Iterator<Item = Value>,
     next: Option<String>,
     revision: Revision,
+    digest: &str,
 ) -> Value {
-    let mut result = json!({ key: items.collect::<Vec<_>>() });
+    let mut result = json!({
+        key: items.collect::<Vec<_>>(),
+        "_meta": { digest::DIGEST_META_KEY: digest },
+    });
     if let Some(next) = next {
         result["nextCursor"] = json!(next);
     }

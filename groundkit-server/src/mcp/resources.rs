@@ -28,6 +28,12 @@ fn entry(spec: &ResourceSpec, key: &str, uri: &str, revision: Revision) -> Value
     }
     entry.insert("description".into(), json!(spec.description()));
     entry.insert("mimeType".into(), json!(spec.mime_type()));
+    if revision.has_structured_output() {
+        entry.insert(
+            "_meta".into(),
+            super::tools::effect_meta(spec.side_effect()),
+        );
+    }
     Value::Object(entry)
 }
 

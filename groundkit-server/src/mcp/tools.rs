@@ -7,7 +7,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use groundkit_core::ToolSpec;
+use groundkit_core::digest;
+use groundkit_core::{SideEffect, ToolSpec};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -45,7 +46,16 @@ pub fn definition(spec: &ToolSpec, revision: Revision) -> Value {
         json!(spec.side_effect().is_read_only()),
     );
     tool.insert("annotations".into(), Value::Object(annotations));
+    if revision.has_structured_output() {
+        tool.insert("_meta".into(), effect_meta(spec.side_effect()));
+    }
     Value::Object(tool)
+}
+
+/// An operation's `_meta` (from 2025-06-18): its effect class, from the sealed enum, which a
+/// client can check against the registry's digest where `readOnlyHint` is only a hint.
+pub fn effect_meta(effect: SideEffect) -> Value {
+    json!({ digest::EFFECT_META_KEY: effect.as_str() })
 }
 
 /// Why a cursor is refused.

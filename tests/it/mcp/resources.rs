@@ -72,6 +72,7 @@ async fn both_transports_list_and_read_the_registrys_resources_and_templates() {
         json!([{
             "uri": "hello://languages", "name": "languages", "mimeType": "text/plain",
             "description": "The languages the server greets in, one a line: code, name and greeting word, separated by\ntabs.",
+            "_meta": {"groundkit/effect": "read_only"},
         }])
     );
     let templates = answers[1]["resourceTemplates"]

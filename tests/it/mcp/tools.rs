@@ -10,7 +10,7 @@ use groundkit_examples::hello::HelloContext;
 use groundkit_server::Limits;
 use serde_json::{Value, json};
 
-use super::support::{Server, Stdio, hello_state, initialize_frame, test_state};
+use super::support::{Server, Stdio, hello_state, initialize_frame, modern_meta, test_state};
 
 /// Compare what a live `tools/list` served with the registry: the same names in the same order,
 /// and for each the registry's description, schemas, title and read-only hint. Returns every
@@ -278,4 +278,77 @@ async fn tool_results_carry_structured_content_and_the_same_json_as_text_and_err
         .send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#)
         .await;
     assert_eq!(stdio.recv().await["error"]["code"], -32602);
+}
+
+/// The registry's digest is one value wherever it is given: `tools/list`, `resources/list` and
+/// `resources/templates/list` over HTTP, `server/discover` and `tools/list` over stdio, and
+/// OpenAPI's `info`; each tool and resource states its effect class in `_meta` (from
+/// 2025-06-18, which has `_meta` on them), and another registry has another digest. That a
+/// client recomputes the same value from the lists is the Python SDK client's test
+/// (`tests/python/test_hello_client.py`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_carries_one_registry_digest_and_each_operation_its_effect() {
+    const DIGEST: &str = "groundkit/registry-digest";
+    const EFFECT: &str = "groundkit/effect";
+    let server = Server::start(hello_state(Limits::default()));
+    let session = server.initialize();
+    let list = |method: &str| {
+        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {}});
+        let response = server.mcp(&frame.to_string(), &[("Mcp-Session-Id", &session)]);
+        response.json()["result"].clone()
+    };
+    let tools = list("tools/list");
+    let digest = tools["_meta"][DIGEST]
+        .as_str()
+        .expect("a digest")
+        .to_owned();
+    assert!(
+        digest.starts_with("sha256:") && digest.len() == 71,
+        "{digest}"
+    );
+    let resources = list("resources/list");
+    let templates = list("resources/templates/list");
+    for (listed, key) in [
+        (&tools, "tools"),
+        (&resources, "resources"),
+        (&templates, "resourceTemplates"),
+    ] {
+        assert_eq!(listed["_meta"][DIGEST], digest.as_str(), "{key}");
+        let items = listed[key].as_array().expect("a list");
+        assert!(!items.is_empty(), "{key}");
+        for item in items {
+            assert_eq!(item["_meta"][EFFECT], "read_only", "{key}: {item}");
+        }
+    }
+    let openapi = groundkit_tests::get(server.addr, "/openapi.json").json();
+    assert_eq!(
+        openapi["info"]["x-groundkit-registry-digest"],
+        digest.as_str()
+    );
+
+    let mut stdio = Stdio::start(hello_state(Limits::default()));
+    for (id, method) in [(1, "server/discover"), (2, "tools/list")] {
+        let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": modern_meta()}});
+        stdio.send(&frame.to_string()).await;
+        assert_eq!(
+            stdio.recv().await["result"]["_meta"][DIGEST],
+            digest.as_str(),
+            "{method}"
+        );
+    }
+    stdio.send(&initialize_frame(3, "2025-03-26")).await;
+    stdio.recv().await;
+    stdio
+        .send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}"#)
+        .await;
+    let old = stdio.recv().await["result"].clone();
+    assert_eq!(old["_meta"][DIGEST], digest.as_str());
+    assert!(
+        old["tools"][0].get("_meta").is_none(),
+        "2025-03-26 tools have no _meta"
+    );
+
+    let other = Registry::<groundkit_examples::conformance::ConformanceContext>::collect()
+        .expect("conformance registry");
+    assert_ne!(other.digest(), digest, "another registry, another digest");
 }
