@@ -81,7 +81,8 @@ pub struct Greeting {
 #[tool(
     read_only,
     rest = "GET /greetings/{language}/{name}",
-    title = "Greet someone"
+    title = "Greet someone",
+    icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciLz48L3N2Zz4="
 )]
 pub async fn greet(ctx: &HelloContext, request: GreetRequest) -> Result<Greeting, Error> {
     let language = ctx
@@ -114,7 +115,8 @@ pub async fn languages(ctx: &HelloContext) -> Result<Content, Error> {
     read_only,
     uri = "hello://greetings/{language}/{name}",
     mime_type = "text/plain",
-    title = "A greeting"
+    title = "A greeting",
+    icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciLz48L3N2Zz4="
 )]
 pub async fn greeting(ctx: &HelloContext, params: GreetRequest) -> Result<Content, Error> {
     Ok(Content::Text(greet(ctx, params).await?.message))

@@ -157,6 +157,8 @@ pub struct ResourceParts {
     pub name: &'static str,
     /// Optional human title.
     pub title: Option<&'static str>,
+    /// Optional icon: an `https` URL or an image `data:` URI.
+    pub icon: Option<&'static str>,
     /// First sentence of the doc comment.
     pub summary: &'static str,
     /// The whole doc comment.
@@ -193,6 +195,10 @@ impl ResourceSpec {
     /// Human title, when declared.
     pub const fn title(&self) -> Option<&'static str> {
         self.parts.title
+    }
+    /// Icon source, when declared.
+    pub const fn icon(&self) -> Option<&'static str> {
+        self.parts.icon
     }
     /// First sentence of the doc comment.
     pub const fn summary(&self) -> &'static str {

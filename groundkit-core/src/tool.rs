@@ -148,6 +148,7 @@ pub type Handler = for<'a> fn(
 pub struct ToolSpec {
     name: &'static str,
     title: Option<&'static str>,
+    icon: Option<&'static str>,
     summary: &'static str,
     description: &'static str,
     side_effect: SideEffect,
@@ -166,6 +167,8 @@ pub struct ToolParts {
     pub name: &'static str,
     /// Optional human title.
     pub title: Option<&'static str>,
+    /// Optional icon: an `https` URL or an image `data:` URI.
+    pub icon: Option<&'static str>,
     /// First sentence of the doc comment.
     pub summary: &'static str,
     /// The whole doc comment.
@@ -190,6 +193,7 @@ impl ToolSpec {
         let ToolParts {
             name,
             title,
+            icon,
             summary,
             description,
             route,
@@ -202,6 +206,7 @@ impl ToolSpec {
         ToolSpec {
             name,
             title,
+            icon,
             summary,
             description,
             side_effect: E::EFFECT,
@@ -221,6 +226,10 @@ impl ToolSpec {
     /// Human title, when declared.
     pub const fn title(&self) -> Option<&'static str> {
         self.title
+    }
+    /// Icon source, when declared.
+    pub const fn icon(&self) -> Option<&'static str> {
+        self.icon
     }
     /// First sentence of the doc comment.
     pub const fn summary(&self) -> &'static str {

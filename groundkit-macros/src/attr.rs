@@ -28,8 +28,8 @@ impl Kind {
     /// The keys it takes, as listed in the error about an unknown one.
     const fn keys(self) -> &'static str {
         match self {
-            Kind::Tool => "read_only, rest, name, title, crate",
-            Kind::Resource => "read_only, uri, mime_type, name, title, crate",
+            Kind::Tool => "read_only, rest, name, title, icon, crate",
+            Kind::Resource => "read_only, uri, mime_type, name, title, icon, crate",
         }
     }
 
@@ -58,6 +58,8 @@ pub struct Attrs {
     pub name: Option<LitStr>,
     /// `title = "..."`.
     pub title: Option<LitStr>,
+    /// `icon = "https://..."` or `icon = "data:image/..."`.
+    pub icon: Option<LitStr>,
     /// `crate = path`.
     pub krate: Option<Path>,
     /// Whether a side-effect key other than `read_only` was written (already reported).
@@ -122,6 +124,7 @@ fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, kind: Kind, cx: &Ctx
         }
         "name" => string_value(meta, cx, &mut attrs.name, duplicate),
         "title" => string_value(meta, cx, &mut attrs.title, duplicate),
+        "icon" => string_value(meta, cx, &mut attrs.icon, duplicate),
         "crate" => match meta.value().and_then(|value| value.parse::<Path>()) {
             Ok(krate) => {
                 if attrs.krate.replace(krate).is_some() {

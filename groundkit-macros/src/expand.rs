@@ -31,6 +31,10 @@ pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
         Some(title) => quote!(#private::core::option::Option::Some(#title)),
         None => quote!(#private::core::option::Option::None),
     };
+    let icon = match &tool.icon {
+        Some(icon) => quote!(#private::core::option::Option::Some(#icon)),
+        None => quote!(#private::core::option::Option::None),
+    };
     let method = match tool.method {
         Method::Get => quote!(#private::HttpMethod::Get),
         Method::Post => quote!(#private::HttpMethod::Post),
@@ -88,6 +92,7 @@ pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
             #private::ToolSpec::new::<#private::ReadOnly>(#private::ToolParts {
                 name: #name,
                 title: #title,
+                icon: #icon,
                 summary: #summary,
                 description: #description,
                 route: #private::RestRoute {

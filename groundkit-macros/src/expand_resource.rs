@@ -34,6 +34,10 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
         Some(title) => quote!(#private::core::option::Option::Some(#title)),
         None => quote!(#private::core::option::Option::None),
     };
+    let icon = match &resource.icon {
+        Some(icon) => quote!(#private::core::option::Option::Some(#icon)),
+        None => quote!(#private::core::option::Option::None),
+    };
     let uri_text = resource.uri.value();
     let scheme = &template.scheme;
     let segments = template.segments.iter().map(|segment| match segment {
@@ -114,6 +118,7 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
             #private::ResourceSpec::new::<#private::ReadOnly>(#private::ResourceParts {
                 name: #name,
                 title: #title,
+                icon: #icon,
                 summary: #summary,
                 description: #description,
                 mime_type: #mime_type,

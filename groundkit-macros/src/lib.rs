@@ -36,8 +36,9 @@ use proc_macro::TokenStream;
 ///
 /// Keys: `read_only` (required: groundkit serves read-only tools only), `rest = "GET|POST
 /// /path/{param}"` (required; every `{param}` is a `String` field of the request), and
-/// optionally `name = "..."`, `title = "..."`, `crate = path` (where `groundkit_core` is, when
-/// renamed). The doc comment is required: its first sentence is the summary, the whole of it
+/// optionally `name = "..."`, `title = "..."`, `icon = "https://..."` (or an image `data:` URI;
+/// listed as the tool's `icons` from MCP 2025-11-25), `crate = path` (where `groundkit_core`
+/// is, when renamed). The doc comment is required: its first sentence is the summary, the whole of it
 /// the description MCP clients show.
 ///
 /// A complete program, one tool served over REST and MCP: `examples/src/bin/library.rs`, which
@@ -63,7 +64,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// its function takes a parameter type whose fields are exactly the variables, each a `String`
 /// validated like a tool request: `async fn doc(ctx: &Ctx, params: DocParams) -> Result<Content,
 /// E>`. The REST route is `GET /resources/{scheme}/{segments}`. Optional keys: `name`, `title`,
-/// `crate`, as for `#[tool]`; the doc comment is required.
+/// `icon`, `crate`, as for `#[tool]`; the doc comment is required.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_resource(args.into(), input.into()).into()

@@ -16,6 +16,7 @@ use crate::valid::{self, missing_key_at};
 pub struct Resource<'a> {
     pub name: String,
     pub title: Option<String>,
+    pub icon: Option<String>,
     pub summary: String,
     pub description: String,
     pub mime_type: String,
@@ -74,6 +75,7 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Res
     Some(Resource {
         name: common.name,
         title: common.title,
+        icon: common.icon,
         summary: common.summary,
         description: common.description,
         mime_type: mime_type?,

@@ -114,6 +114,21 @@ fn title_is_carried_into_the_spec() {
 }
 
 #[test]
+fn icon_is_carried_into_the_spec() {
+    check(
+        "icon",
+        quote!(
+            read_only,
+            rest = "POST /text/stats",
+            icon = "https://example.com/stats.svg"
+        ),
+        text_stats(quote! {
+            /// Count the words of a text.
+        }),
+    );
+}
+
+#[test]
 fn crate_path_replaces_groundkit_core_everywhere() {
     check(
         "crate_path",

@@ -14,6 +14,7 @@ use crate::ctxt::Ctxt;
 pub struct Tool<'a> {
     pub name: String,
     pub title: Option<String>,
+    pub icon: Option<String>,
     pub summary: String,
     pub description: String,
     pub method: Method,
@@ -65,6 +66,7 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
         description: common.description,
         name: common.name,
         title: common.title,
+        icon: common.icon,
         method,
         path,
         params,
@@ -80,6 +82,7 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
 pub struct Common {
     pub name: String,
     pub title: Option<String>,
+    pub icon: Option<String>,
     pub summary: String,
     pub description: String,
     pub krate: Path,
@@ -119,6 +122,13 @@ pub fn common(attrs: &Attrs, function: &Function<'_>, kind: Kind, cx: &Ctxt) -> 
     if let Some(title) = attrs.title.as_ref().filter(|t| t.value().trim().is_empty()) {
         cx.error_spanned_by(title, format!("a {noun} title cannot be empty"));
     }
+    if let Some(icon) = attrs.icon.as_ref().filter(|i| !valid_icon(&i.value())) {
+        cx.error_spanned_by(
+            icon,
+            "an icon is an `https://` URL or a `data:image/...` URI, without spaces \
+             (MCP clients load no other)",
+        );
+    }
     let docs = function.docs.clone();
     if docs.is_none() {
         let message = match kind {
@@ -139,11 +149,25 @@ pub fn common(attrs: &Attrs, function: &Function<'_>, kind: Kind, cx: &Ctxt) -> 
         description,
         name,
         title: attrs.title.as_ref().map(LitStr::value),
+        icon: attrs.icon.as_ref().map(LitStr::value),
         krate: attrs
             .krate
             .clone()
             .unwrap_or_else(|| syn::parse_quote!(::groundkit_core)),
     })
+}
+
+/// Whether `icon` is a source MCP clients may load: an `https` URL with a host, or an image
+/// `data:` URI; no white space in either.
+fn valid_icon(icon: &str) -> bool {
+    let lower = icon.to_ascii_lowercase();
+    let https_host = lower
+        .strip_prefix("https://")
+        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'));
+    let image_data = lower
+        .strip_prefix("data:image/")
+        .is_some_and(|rest| rest.contains(','));
+    (https_host || image_data) && !icon.chars().any(char::is_whitespace)
 }
 
 /// Where an error about a missing key points: the attribute's arguments. An attribute macro is

@@ -42,6 +42,7 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::my_framework::gk::__private::ToolSpec = {
     >(::my_framework::gk::__private::ToolParts {
         name: "text_stats",
         title: ::my_framework::gk::__private::core::option::Option::None,
+        icon: ::my_framework::gk::__private::core::option::Option::None,
         summary: "Count the words of a text.",
         description: "Count the words of a text.",
         route: ::my_framework::gk::__private::RestRoute {

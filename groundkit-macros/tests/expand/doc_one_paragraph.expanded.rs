@@ -41,6 +41,7 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::groundkit_core::__private::ToolSpec = {
     >(::groundkit_core::__private::ToolParts {
         name: "text_stats",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "Count the words of a text, split on whitespace.",
         description: "Count the words of a text,\nsplit on whitespace. Punctuation counts as part of a word.",
         route: ::groundkit_core::__private::RestRoute {

@@ -44,6 +44,7 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::groundkit_core::__private::ToolSpec = {
     >(::groundkit_core::__private::ToolParts {
         name: "text_stats",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "Count the words of a text.",
         description: "Count the words of a text. Punctuation counts as part of a word.\n\nWhitespace is Unicode's: a non-breaking space separates words.\n\nThe counts are of the text as sent, before any normalisation.",
         route: ::groundkit_core::__private::RestRoute {

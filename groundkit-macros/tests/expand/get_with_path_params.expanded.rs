@@ -42,6 +42,7 @@ static __GROUNDKIT_TOOL_GREET: ::groundkit_core::__private::ToolSpec = {
     >(::groundkit_core::__private::ToolParts {
         name: "greet",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "Greet someone by name.",
         description: "Greet someone by name.",
         route: ::groundkit_core::__private::RestRoute {

@@ -40,6 +40,7 @@ static __GROUNDKIT_TOOL_LANGUAGES: ::groundkit_core::__private::ToolSpec = {
     >(::groundkit_core::__private::ToolParts {
         name: "languages",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "List the languages the server can greet in.",
         description: "List the languages the server can greet in.",
         route: ::groundkit_core::__private::RestRoute {

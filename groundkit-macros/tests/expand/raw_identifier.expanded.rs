@@ -40,6 +40,7 @@ static __GROUNDKIT_TOOL_MATCH: ::groundkit_core::__private::ToolSpec = {
     >(::groundkit_core::__private::ToolParts {
         name: "match",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "Whether a pattern occurs in a text.",
         description: "Whether a pattern occurs in a text.",
         route: ::groundkit_core::__private::RestRoute {

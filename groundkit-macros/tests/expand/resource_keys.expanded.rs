@@ -44,6 +44,7 @@ static __GROUNDKIT_RESOURCE_DOC: ::my_framework::gk::__private::ResourceSpec = {
     >(::my_framework::gk::__private::ResourceParts {
         name: "document",
         title: ::my_framework::gk::__private::core::option::Option::Some("A document"),
+        icon: ::my_framework::gk::__private::core::option::Option::None,
         summary: "A document by name.",
         description: "A document by name.",
         mime_type: "text/markdown",

@@ -36,6 +36,7 @@ static __GROUNDKIT_RESOURCE_LANGUAGES: ::groundkit_core::__private::ResourceSpec
     >(::groundkit_core::__private::ResourceParts {
         name: "languages",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "The languages, one a line.",
         description: "The languages, one a line.",
         mime_type: "text/plain",

@@ -41,6 +41,7 @@ static __GROUNDKIT_RESOURCE_CHUNK: ::groundkit_core::__private::ResourceSpec = {
     >(::groundkit_core::__private::ResourceParts {
         name: "chunk",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "A verified chunk.",
         description: "A verified chunk.",
         mime_type: "application/json",

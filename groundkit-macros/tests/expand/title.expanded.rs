@@ -42,6 +42,7 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::groundkit_core::__private::ToolSpec = {
         title: ::groundkit_core::__private::core::option::Option::Some(
             "Text statistics",
         ),
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "Count the words of a text.",
         description: "Count the words of a text.",
         route: ::groundkit_core::__private::RestRoute {

@@ -40,6 +40,7 @@ static __GROUNDKIT_TOOL_ECHO: ::groundkit_core::__private::ToolSpec = {
     >(::groundkit_core::__private::ToolParts {
         name: "echo",
         title: ::groundkit_core::__private::core::option::Option::None,
+        icon: ::groundkit_core::__private::core::option::Option::None,
         summary: "Echo the text back.",
         description: "Echo the text back.",
         route: ::groundkit_core::__private::RestRoute {

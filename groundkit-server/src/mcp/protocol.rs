@@ -37,7 +37,7 @@ pub enum Revision {
     V2025_03_26,
     /// Batching removed; `outputSchema`, `structuredContent`, `title`; version header required.
     V2025_06_18,
-    /// Origin 403, argument errors as tool results, JSON Schema 2020-12 default.
+    /// Origin 403, argument errors as tool results, JSON Schema 2020-12 default, `icons`.
     V2025_11_25,
     /// Stateless: `server/discover`, per-request `_meta`, `Mcp-Method`/`Mcp-Name`, cache hints.
     V2026_07_28,
@@ -88,6 +88,11 @@ impl Revision {
     /// Whether tool definitions carry `title` and `outputSchema`, and results `structuredContent`.
     pub const fn has_structured_output(self) -> bool {
         !matches!(self, Revision::V2025_03_26)
+    }
+
+    /// Whether tools and resources may carry `icons`.
+    pub const fn has_icons(self) -> bool {
+        matches!(self, Revision::V2025_11_25 | Revision::V2026_07_28)
     }
 
     /// The JSON-RPC code of a `resources/read` whose resource does not exist: MCP's -32002 in

@@ -27,6 +27,9 @@ fn entry(spec: &ResourceSpec, key: &str, uri: &str, revision: Revision) -> Value
         entry.insert("title".into(), json!(title));
     }
     entry.insert("description".into(), json!(spec.description()));
+    if let Some(icons) = super::tools::icons(spec.icon(), revision) {
+        entry.insert("icons".into(), icons);
+    }
     entry.insert("mimeType".into(), json!(spec.mime_type()));
     if revision.has_structured_output() {
         entry.insert(

@@ -33,6 +33,9 @@ pub fn definition(spec: &ToolSpec, revision: Revision) -> Value {
         tool.insert("title".into(), json!(title));
     }
     tool.insert("description".into(), json!(spec.description()));
+    if let Some(icons) = icons(spec.icon(), revision) {
+        tool.insert("icons".into(), icons);
+    }
     tool.insert("inputSchema".into(), spec.input_schema());
     if revision.has_structured_output() {
         tool.insert("outputSchema".into(), spec.output_schema());
@@ -50,6 +53,13 @@ pub fn definition(spec: &ToolSpec, revision: Revision) -> Value {
         tool.insert("_meta".into(), effect_meta(spec.side_effect()));
     }
     Value::Object(tool)
+}
+
+/// An operation's `icons` (from 2025-11-25): its one declared icon, by its source alone (a
+/// client reads the image's type from the response or the `data:` URI).
+pub fn icons(icon: Option<&str>, revision: Revision) -> Option<Value> {
+    let icon = icon.filter(|_| revision.has_icons())?;
+    Some(json!([{ "src": icon }]))
 }
 
 /// An operation's `_meta` (from 2025-06-18): its effect class, from the sealed enum, which a

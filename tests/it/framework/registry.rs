@@ -102,6 +102,7 @@ mod hand_built {
     pub static MISMATCHED: ToolSpec = ToolSpec::new::<ReadOnly>(ToolParts {
         name: "hand_built",
         title: None,
+        icon: None,
         summary: "Built by hand.",
         description: "Built by hand.",
         route: RestRoute {
@@ -139,6 +140,7 @@ mod hand_built {
         ToolSpec::new::<ReadOnly>(ToolParts {
             name,
             title: None,
+            icon: None,
             summary: "Built by hand.",
             description: "Built by hand.",
             route: RestRoute {

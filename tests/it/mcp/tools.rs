@@ -352,3 +352,43 @@ async fn every_answer_carries_one_registry_digest_and_each_operation_its_effect(
         .expect("conformance registry");
     assert_ne!(other.digest(), digest, "another registry, another digest");
 }
+
+/// A declared icon is listed as `icons: [{src}]` from 2025-11-25, the revision that has them,
+/// on the tool and the resource template that declare one, and on nothing else; an earlier
+/// revision lists none.
+#[tokio::test]
+async fn declared_icons_are_listed_from_the_revision_that_has_them() {
+    // The circle `greet` and `greeting` declare, as an SVG `data:` URI.
+    let icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciLz48L3N2Zz4=";
+    for (version, listed) in [("2025-11-25", true), ("2025-06-18", false)] {
+        let mut stdio = Stdio::start(hello_state(Limits::default()));
+        stdio.send(&initialize_frame(1, version)).await;
+        stdio.recv().await;
+        stdio
+            .send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#)
+            .await;
+        let tools = stdio.recv().await["result"]["tools"].clone();
+        stdio
+            .send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/templates/list","params":{}}"#)
+            .await;
+        let templates = stdio.recv().await["result"]["resourceTemplates"].clone();
+        let icons = |items: &Value, name: &str| {
+            items
+                .as_array()
+                .expect("a list")
+                .iter()
+                .find(|item| item["name"] == name)
+                .expect("listed")
+                .get("icons")
+                .cloned()
+        };
+        let expected = listed.then(|| json!([{ "src": icon }]));
+        assert_eq!(icons(&tools, "greet"), expected, "{version}");
+        assert_eq!(icons(&templates, "greeting"), expected, "{version}");
+        assert_eq!(
+            icons(&tools, "text_stats"),
+            None,
+            "{version}: declared none"
+        );
+    }
+}

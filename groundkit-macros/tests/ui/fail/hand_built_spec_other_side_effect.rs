@@ -17,6 +17,7 @@ fn schema(_: groundkit_core::schema::Definitions) -> serde_json::Value {
 static SPEC: ToolSpec = ToolSpec::new::<Mutating>(ToolParts {
     name: "wipe",
     title: None,
+    icon: None,
     summary: "Wipe everything.",
     description: "Wipe everything.",
     route: RestRoute { method: HttpMethod::Post, path: "/wipe", params: &[] },
