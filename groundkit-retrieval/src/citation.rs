@@ -5,7 +5,8 @@
 //! following symlinks, or extracted by an extractor this build does not have) return none.
 //! `text` sources are sliced directly; `extracted` ones are re-run through the recorded extractor
 //! first; `snapshot` ones are read from the collection's snapshot directory. Every source is
-//! opened once, checked on the opened handle and read from it (`source_file`).
+//! opened once, checked on the opened handle and read from it (`source_file`). A citation's lines
+//! are carried as the ingest recorded them, never checked: the byte offsets are what is compared.
 
 use std::path::Path;
 
