@@ -40,7 +40,10 @@ fn fetch_all(fx: &Fixture, collection: &str) -> Vec<FetchChunkResponse> {
         .collect()
 }
 
-fn lines_of(fetched: &FetchChunkResponse) -> Option<(u32, u32)> {
+/// A citation's first and last line, when it has them.
+type Lines = Option<(u32, u32)>;
+
+fn lines_of(fetched: &FetchChunkResponse) -> Lines {
     fetched.citation.start_line.zip(fetched.citation.end_line)
 }
 
@@ -73,7 +76,7 @@ fn small_files_carry_their_lines_first_last_crlf_and_one_line() {
     // Leading blank lines are not part of the chunk: line 3.
     fx.write("late.txt", "\n\n  delta starts on line three\n\n");
     fx.ingest_all("c");
-    let mut found: Vec<(String, Option<(u32, u32)>)> = fetch_all(&fx, "c")
+    let mut found: Vec<(String, Lines)> = fetch_all(&fx, "c")
         .iter()
         .map(|f| (f.citation.source.clone(), lines_of(f)))
         .collect();
@@ -213,7 +216,7 @@ fn a_version_3_store_is_served_without_lines_and_the_next_ingest_records_them() 
     let options = fx.options("c", &[&fx.base.join("a.txt")]);
     let summary = retrieval::ingest(&options, &mut NoProgress).expect("ingest");
     assert_eq!((summary.unchanged, summary.removed), (1, 0));
-    let mut after: Vec<(String, Verification, Option<(u32, u32)>)> = fetch_all(&fx, "c")
+    let mut after: Vec<(String, Verification, Lines)> = fetch_all(&fx, "c")
         .iter()
         .map(|f| (f.citation.source.clone(), f.verification, lines_of(f)))
         .collect();
