@@ -89,7 +89,7 @@ pub(crate) struct GenerationMeta {
 
 /// The fields of a chunk document that a search result or a fetch reads (everything but the
 /// vector).
-pub(crate) const RECORD_FIELDS: [&str; 12] = [
+pub(crate) const RECORD_FIELDS: [&str; 14] = [
     "chunk_id",
     "document_id",
     "chunk_index",
@@ -102,6 +102,8 @@ pub(crate) const RECORD_FIELDS: [&str; 12] = [
     "snapshot",
     "record_offset",
     "scope",
+    "start_line",
+    "end_line",
 ];
 
 /// The analyser of `content`: the local engine's (split on every character that is neither a
@@ -143,7 +145,9 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
         "extractor": { "type": "keyword", "index": false },
         "snapshot": { "type": "keyword", "index": false },
         "record_offset": { "type": "long", "index": false },
-        "scope": { "type": "keyword", "index": false }
+        "scope": { "type": "keyword", "index": false },
+        "start_line": { "type": "integer", "index": false },
+        "end_line": { "type": "integer", "index": false }
     });
     let mut index = json!({
         "number_of_shards": shards,

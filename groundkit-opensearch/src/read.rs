@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use groundkit_core::Error;
 use groundkit_retrieval::embed::Embedder;
 use groundkit_retrieval::{
-    self as retrieval, Backend, ChunkRecord, Citation, DenseIndex, FetchChunkResponse, IndexStatus,
+    self as retrieval, Backend, ChunkRecord, DenseIndex, FetchChunkResponse, IndexStatus,
     RetrievalResult, SearchMetadata, SearchMode, SearchParams, SearchResponse,
 };
 use serde_json::{Value, json};
@@ -45,16 +45,8 @@ pub struct ClusterBackend {
 
 fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
     RetrievalResult {
+        citation: record.citation(),
         scope: record.scope,
-        citation: Citation {
-            document_id: record.document_id.clone(),
-            chunk_id: record.chunk_id.clone(),
-            source: record.source,
-            source_class: record.source_class,
-            extractor: record.extractor,
-            start_offset: record.start_offset,
-            end_offset: record.end_offset,
-        },
         chunk_id: record.chunk_id,
         document_id: record.document_id,
         score,

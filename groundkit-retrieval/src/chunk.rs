@@ -5,7 +5,8 @@
 //! trailing whitespace is left out of every span; `&text[start..end]` is the chunk's content.
 //!
 //! A chunk is a [`Span`]: its byte range and, for source code, which `code` (the `code` feature)
-//! cuts at its definitions, its scope.
+//! cuts at its definitions, its scope. [`LineIndex`] turns a span of a `text` source into the
+//! lines a person opens it at.
 
 /// Default largest chunk, in bytes (about 250-300 English words): a typical abstract or short
 /// note stays one chunk, and a longer document is ranked by its best passage. The best of a sweep
@@ -109,9 +110,71 @@ fn best_break(text: &str, start: usize, limit: usize) -> usize {
     }
 }
 
+/// The line breaks of a text, to give a byte range its lines.
+///
+/// Lines are numbered from 1 and end at `\n`, which belongs to the line it closes: a `\r\n`
+/// pair is one break (the `\r` is the last byte of its line), and a lone `\r` is no break. A
+/// range starts on the line of its first byte and ends on the line of its last byte, so one that
+/// ends with a line break ends on the line that break closes, not on the next. A last line
+/// without a trailing newline is a line like any other.
+pub struct LineIndex {
+    /// The offset of every `\n`, ascending.
+    breaks: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the line breaks of `text`.
+    pub fn new(text: &[u8]) -> Self {
+        let breaks = text
+            .iter()
+            .enumerate()
+            .filter_map(|(at, &byte)| (byte == b'\n').then_some(at))
+            .collect();
+        Self { breaks }
+    }
+
+    /// The line (from 1) the byte at `offset` is on.
+    fn line_of(&self, offset: usize) -> u32 {
+        let before = self.breaks.partition_point(|&at| at < offset);
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    }
+
+    /// The first and last line (from 1, inclusive) of the bytes `start..end`; an empty range is
+    /// on the line of `start`.
+    pub fn lines(&self, start: usize, end: usize) -> (u32, u32) {
+        let last = end.saturating_sub(1).max(start);
+        (self.line_of(start), self.line_of(last))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_is_on_the_lines_of_its_first_and_last_byte() {
+        let text = b"first\nsecond\r\nthird";
+        let lines = LineIndex::new(text);
+        // The first line, and a chunk that is one line.
+        assert_eq!(lines.lines(0, 5), (1, 1));
+        // Ending right after a newline: the line that newline closes.
+        assert_eq!(lines.lines(0, 6), (1, 1));
+        assert_eq!(lines.lines(0, 7), (1, 2));
+        // CRLF: the `\r` and the `\n` are the end of line 2.
+        assert_eq!(lines.lines(6, 12), (2, 2));
+        assert_eq!(lines.lines(6, 14), (2, 2));
+        // The last line, without a trailing newline.
+        assert_eq!(lines.lines(14, 19), (3, 3));
+        assert_eq!(lines.lines(0, 19), (1, 3));
+        assert_eq!(lines.lines(14, 14), (3, 3));
+    }
+
+    #[test]
+    fn a_lone_carriage_return_is_no_line_break() {
+        let lines = LineIndex::new(b"a\rb\nc");
+        assert_eq!(lines.lines(2, 3), (1, 1));
+        assert_eq!(lines.lines(4, 5), (2, 2));
+    }
 
     #[test]
     fn spans_never_split_a_utf8_character_and_cover_all_text() {

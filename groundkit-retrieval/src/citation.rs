@@ -5,12 +5,13 @@
 //! following symlinks, or extracted by an extractor this build does not have) return none.
 //! `text` sources are sliced directly; `extracted` ones are re-run through the recorded extractor
 //! first; `snapshot` ones are read from the collection's snapshot directory. Every source is
-//! opened once, checked on the opened handle and read from it (`source_file`).
+//! opened once, checked on the opened handle and read from it (`source_file`). A citation's lines
+//! are carried as the ingest recorded them, never checked: the byte offsets are what is compared.
 
 use std::path::Path;
 
 use crate::extract::{self, BEIR_EXTRACTOR, ExtractError};
-use crate::model::{Citation, FetchChunkResponse, SourceClass, Verification};
+use crate::model::{FetchChunkResponse, SourceClass, Verification};
 use crate::open::OpenCollection;
 use crate::source_file::{
     MAX_SOURCE_BYTES, OpenError, ReadError, SourceFile, open_within, read_bounded, read_span,
@@ -23,7 +24,7 @@ use groundkit_core::Error;
 pub fn fetch_chunk(open: &OpenCollection, chunk_id: &str) -> Result<FetchChunkResponse, Error> {
     let record = {
         let mut conn = open.connection()?;
-        store::chunk_record(&mut conn, chunk_id)?
+        store::chunk_record(&mut conn, open.schema_version(), chunk_id)?
     };
     let Some(record) = record else {
         return Err(Error::ChunkNotFound {
@@ -54,24 +55,12 @@ pub fn fetch_response(
         chunk_id: record.chunk_id.clone(),
         document_id: record.document_id.clone(),
         chunk_index: record.chunk_index,
-        citation: citation_of(record),
+        citation: record.citation(),
         scope: record.scope.clone(),
         verification,
         content,
         detail,
         superseded: record.superseded,
-    }
-}
-
-fn citation_of(record: &ChunkRecord) -> Citation {
-    Citation {
-        document_id: record.document_id.clone(),
-        chunk_id: record.chunk_id.clone(),
-        source: record.source.clone(),
-        source_class: record.source_class,
-        extractor: record.extractor.clone(),
-        start_offset: record.start_offset,
-        end_offset: record.end_offset,
     }
 }
 

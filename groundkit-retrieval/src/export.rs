@@ -55,6 +55,7 @@ pub fn export_chunks(
             "generation moved",
         ));
     }
+    let live_chunk = store::live_chunk(open.schema_version());
     let batch = batch.max(1);
     let mut pending = Vec::with_capacity(batch);
     let mut count = 0u64;
@@ -70,10 +71,9 @@ pub fn export_chunks(
                 .get_first(index.fields.chunk_id)
                 .and_then(|v| v.as_str())
                 .unwrap_or_default();
-            let record =
-                store::chunk_record_in(&tx, chunk_id, store::LIVE_CHUNK)?.ok_or_else(|| {
-                    Error::storage("the lexical index names a chunk the store lacks", "no row")
-                })?;
+            let record = store::chunk_record_in(&tx, chunk_id, &live_chunk)?.ok_or_else(|| {
+                Error::storage("the lexical index names a chunk the store lacks", "no row")
+            })?;
             let vector = rows
                 .get(&DocAddress::new(ordinal as u32, doc))
                 .and_then(|row| open.vectors().map(|v| v.vector(*row).to_vec()));

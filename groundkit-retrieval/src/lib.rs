@@ -161,8 +161,9 @@ pub const MAX_TOP_K: u32 = 100;
 pub const MAX_QUERY_CHARS: usize = 2048;
 
 /// The on-disk schema version stored in `PRAGMA user_version`. An ingest upgrades a store of
-/// every earlier version (from 1) in place; readers refuse them until it has.
-pub const SCHEMA_VERSION: u32 = 3;
+/// every earlier version (from 1) in place; readers serve version 3 as it is (chunks without
+/// lines) and refuse 1 and 2 until it has.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The `PRAGMA application_id` that identifies a groundkit collection ("GRK1").
 pub const APPLICATION_ID: i32 = 0x4752_4B31;

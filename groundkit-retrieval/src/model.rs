@@ -61,6 +61,18 @@ pub struct Citation {
     pub start_offset: u64,
     /// Byte offset where the chunk ends (exclusive).
     pub end_offset: u64,
+    /// The line of the source the chunk starts on, from 1. Present for `text` sources (plain
+    /// text, Markdown, source code), absent for others and for chunks indexed before lines were
+    /// recorded. Lines end at `\n` (a `\r\n` pair is one break); the offsets stay what
+    /// verification checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub start_line: Option<u32>,
+    /// The line the chunk's last byte is on, from 1, inclusive: a chunk that ends with a line
+    /// break ends on the line that break closes. Present exactly when `start_line` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub end_line: Option<u32>,
 }
 
 /// The verdict of re-reading a cited source.

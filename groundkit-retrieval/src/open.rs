@@ -21,6 +21,9 @@ pub struct OpenCollection {
     paths: CollectionPaths,
     base_dir: PathBuf,
     generation: u64,
+    /// The store's schema version when opened (an ingest upgrading it commits a new generation,
+    /// and the collection is then opened again).
+    schema_version: u32,
     conn: Mutex<Connection>,
     /// Identity of the store file when opened; a collection deleted and re-created under the same
     /// name is a different file.
@@ -84,12 +87,13 @@ impl OpenCollection {
             return Err(not_found());
         }
         let version = store::schema_version(&conn)?;
-        if version != SCHEMA_VERSION {
+        if !(store::OLDEST_READABLE_VERSION..=SCHEMA_VERSION).contains(&version) {
             return Err(Error::Storage {
                 message: format!(
-                    "collection {name} has schema version {version}; this build reads version \
-                     {SCHEMA_VERSION}{}",
-                    if (1..SCHEMA_VERSION).contains(&version) {
+                    "collection {name} has schema version {version}; this build reads versions \
+                     {} to {SCHEMA_VERSION}{}",
+                    store::OLDEST_READABLE_VERSION,
+                    if (1..store::OLDEST_READABLE_VERSION).contains(&version) {
                         " (`grk ingest` upgrades it)"
                     } else {
                         ""
@@ -124,6 +128,7 @@ impl OpenCollection {
                 paths,
                 base_dir: base_dir.to_path_buf(),
                 generation,
+                schema_version: version,
                 conn: Mutex::new(conn),
                 file_id,
                 immutable,
@@ -141,6 +146,11 @@ impl OpenCollection {
     /// The generation this object searches.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// The store's schema version when opened: which columns its chunks have.
+    pub(crate) fn schema_version(&self) -> u32 {
+        self.schema_version
     }
 
     /// The lexical index, absent while the collection has never completed an ingest.

@@ -99,6 +99,8 @@ mod tests {
                     extractor: None,
                     start_offset: 0,
                     end_offset: 9,
+                    start_line: None,
+                    end_line: None,
                 },
             })
             .collect()

@@ -338,6 +338,12 @@ fn load_result(
             .and_then(|v| v.as_u64())
             .unwrap_or_default()
     };
+    let line = |field: Option<tantivy::schema::Field>| {
+        field
+            .and_then(|field| doc.get_first(field))
+            .and_then(|v| v.as_u64())
+            .and_then(|n| u32::try_from(n).ok())
+    };
     let citation = Citation {
         document_id: document_id.clone(),
         chunk_id: chunk_id.clone(),
@@ -347,6 +353,8 @@ fn load_result(
         extractor: (!extractor.is_empty()).then_some(extractor),
         start_offset: number(f.start),
         end_offset: number(f.end),
+        start_line: line(f.lines.map(|(start, _)| start)),
+        end_line: line(f.lines.map(|(_, end)| end)),
     };
     Ok(RetrievalResult {
         chunk_id,

@@ -325,7 +325,7 @@ pub fn ingest(
         .map_err(|err| Error::storage("cannot resolve the base directory", err))?;
     std::fs::create_dir_all(&options.index_dir)
         .map_err(|err| Error::storage("cannot create the index directory", err))?;
-    let mut writer = Writer::start(&paths, options)?;
+    let mut writer = Writer::start(&paths, options, &base)?;
 
     let (items, roots) = discover::discover(options, &base);
     progress.start(items.len());

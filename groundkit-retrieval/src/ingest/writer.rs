@@ -6,10 +6,11 @@
 //! [`commit`].
 
 mod commit;
+mod lines;
 
 use rusqlite::Connection;
 
-use crate::chunk::{Span, text_chunks};
+use crate::chunk::{LineIndex, Span, text_chunks};
 use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
 use crate::ingest::ledger::Ledger;
@@ -44,15 +45,15 @@ pub(super) enum Change {
     Unchanged,
 }
 
-/// Opens a store for writing and starts its write transaction (`BEGIN IMMEDIATE`), then removes
-/// what a killed ingest left while creating the collection. Dropping the connection without
-/// [`Writer::commit`] rolls the transaction back.
-fn begin(paths: &CollectionPaths) -> Result<Connection, Error> {
-    let conn = write::open_for_write(paths)?;
+/// Opens a store for writing (saying whether it upgraded its schema) and starts its write
+/// transaction (`BEGIN IMMEDIATE`), then removes what a killed ingest left while creating the
+/// collection. Dropping the connection without [`Writer::commit`] rolls the transaction back.
+fn begin(paths: &CollectionPaths) -> Result<(Connection, bool), Error> {
+    let (conn, upgraded) = write::open_for_write(paths)?;
     conn.execute_batch("BEGIN IMMEDIATE")
         .map_err(store::sql_err("cannot start the ingest transaction"))?;
     store::create::remove_creation_leftovers(paths)?;
-    Ok(conn)
+    Ok((conn, upgraded))
 }
 
 /// The ingest in progress.
@@ -86,11 +87,13 @@ impl<'a> Writer<'a> {
     pub(super) fn start(
         paths: &'a CollectionPaths,
         options: &'a IngestOptions,
+        base: &std::path::Path,
     ) -> Result<Self, Error> {
-        let conn = if paths.sqlite.exists() {
-            Some(begin(paths)?)
+        let (conn, upgraded) = if paths.sqlite.exists() {
+            let (conn, upgraded) = begin(paths)?;
+            (Some(conn), upgraded)
         } else {
-            None
+            (None, false)
         };
         let base_generation = match &conn {
             Some(conn) => store::generation(conn)?,
@@ -105,7 +108,14 @@ impl<'a> Writer<'a> {
         // The committed generation's lexical index should always exist; if it was removed by
         // hand, or was written with an older schema, this ingest rebuilds it from the store.
         let base_dir = paths.generation_dir(base_generation);
-        let rebuild = base_generation > 0 && !has_current_schema(&base_dir);
+        // It rebuilds as well the generation of a store it upgraded (or that an ingest killed
+        // before its commit upgraded: that generation has no lines), once the lines of the
+        // store's chunks are recorded, so the new generation carries them.
+        let rebuild = base_generation > 0 && (upgraded || !has_current_schema(&base_dir));
+        if let (true, Some(conn)) = (rebuild, &conn) {
+            let filled = lines::fill_missing_lines(conn, base)?;
+            tracing::info!(collection = %paths.name, documents = filled, "recorded chunk lines");
+        }
         // Vectors are reused by their input, so an index rebuilt for its schema keeps them.
         let previous_vectors = if base_generation > 0 && base_dir.is_dir() {
             read_vectors(&base_dir)?
@@ -163,7 +173,7 @@ impl<'a> Writer<'a> {
     /// The store, created (with a new collection) on first use.
     fn conn(&mut self) -> Result<&Connection, Error> {
         if self.conn.is_none() {
-            let conn = begin(self.paths)?;
+            let (conn, _) = begin(self.paths)?;
             if store::generation(&conn)? != 0 || write::has_documents(&conn)? {
                 return Err(Error::Validation {
                     field: "collection".to_owned(),
@@ -232,7 +242,13 @@ impl<'a> Writer<'a> {
             builder.delete_document(&doc.document_id);
         }
         let fields = builder.fields;
-        for (chunk, chunk_id) in spans.iter().zip(&chunk_ids) {
+        let line_index =
+            (doc.class == SourceClass::Text).then(|| LineIndex::new(doc.text.as_bytes()));
+        let lines: Vec<Option<(u32, u32)>> = spans
+            .iter()
+            .map(|c| line_index.as_ref().map(|index| index.lines(c.start, c.end)))
+            .collect();
+        for ((chunk, chunk_id), lines) in spans.iter().zip(&chunk_ids).zip(&lines) {
             builder.add(fields.document(&ChunkDoc {
                 chunk_id,
                 document_id: &doc.document_id,
@@ -244,6 +260,7 @@ impl<'a> Writer<'a> {
                 end: chunk.end as u64,
                 code,
                 scope: &chunk.scope,
+                lines: *lines,
             }))?;
         }
         if replacing {
@@ -252,14 +269,16 @@ impl<'a> Writer<'a> {
         let chunks: Vec<NewChunk<'_>> = spans
             .iter()
             .zip(&chunk_ids)
+            .zip(&lines)
             .enumerate()
-            .map(|(i, (chunk, id))| NewChunk {
+            .map(|(i, ((chunk, id), lines))| NewChunk {
                 chunk_id: id,
                 chunk_index: i,
                 start_offset: chunk.start,
                 end_offset: chunk.end,
                 content: &doc.text[chunk.start..chunk.end],
                 scope: &chunk.scope,
+                lines: *lines,
             })
             .collect();
         write::insert_document(

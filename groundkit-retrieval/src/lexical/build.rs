@@ -46,6 +46,8 @@ pub struct ChunkDoc<'a> {
     pub code: bool,
     /// A source-code chunk's scope, empty when none (then not stored).
     pub scope: &'a str,
+    /// The first and last line of a `text` source's chunk.
+    pub lines: Option<(u32, u32)>,
 }
 
 thread_local! {
@@ -94,6 +96,10 @@ impl Fields {
         if !chunk.scope.is_empty() {
             doc.add_text(self.scope, chunk.scope);
         }
+        if let (Some((start_field, end_field)), Some((start, end))) = (self.lines, chunk.lines) {
+            doc.add_u64(start_field, u64::from(start));
+            doc.add_u64(end_field, u64::from(end));
+        }
         doc
     }
 }
@@ -120,9 +126,10 @@ impl Default for WriterConfig {
 }
 
 /// Whether the published generation in `dir` has this build's schema (a generation written
-/// before chunks had scopes does not, and the next one is built from the store instead).
+/// before chunks had scopes or lines does not, and the next one is built from the store instead).
 pub fn has_current_schema(dir: &Path) -> bool {
-    Index::open_in_dir(dir).is_ok_and(|index| fields(&index.schema()).is_ok())
+    Index::open_in_dir(dir)
+        .is_ok_and(|index| fields(&index.schema()).is_ok_and(|f| f.lines.is_some()))
 }
 
 /// A new generation under construction in `g<N>.tmp`.
@@ -320,26 +327,50 @@ mod tests {
 
     use super::*;
 
+    /// A generation in a new temporary directory, with stored text fields `texts` and stored
+    /// numbers `numbers`: the schema of an earlier build.
+    fn older_generation(texts: &[&str], numbers: &[&str]) -> (tempfile::TempDir, Index) {
+        let mut builder = Schema::builder();
+        for name in texts {
+            builder.add_text_field(name, STORED);
+        }
+        for name in numbers {
+            builder.add_u64_field(name, STORED);
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let index = Index::create_in_dir(dir.path(), builder.build()).expect("index");
+        (dir, index)
+    }
+
+    const BEFORE_SCOPES: [&str; 5] = [
+        "chunk_id",
+        "document_id",
+        "content",
+        "source",
+        "source_class",
+    ];
+
     #[test]
     fn a_generation_without_the_scope_field_is_not_current() {
         let current = tempfile::tempdir().expect("temp dir");
         Index::create_in_dir(current.path(), schema()).expect("index");
         assert!(has_current_schema(current.path()));
 
-        // The schema before chunks had scopes.
-        let mut builder = Schema::builder();
-        for name in [
-            "chunk_id",
-            "document_id",
-            "content",
-            "source",
-            "source_class",
-        ] {
-            builder.add_text_field(name, STORED);
-        }
-        let older = tempfile::tempdir().expect("temp dir");
-        Index::create_in_dir(older.path(), builder.build()).expect("index");
+        let (older, _) = older_generation(&BEFORE_SCOPES, &[]);
         assert!(!has_current_schema(older.path()));
         assert!(!has_current_schema(&older.path().join("missing")));
+    }
+
+    #[test]
+    fn a_generation_without_the_line_fields_is_readable_but_not_current() {
+        // The schema before chunks had lines: every field of today's but those two.
+        let texts: Vec<&str> = BEFORE_SCOPES
+            .into_iter()
+            .chain(["extractor", "scope"])
+            .collect();
+        let (older, index) = older_generation(&texts, &["start", "end"]);
+        let read = fields(&index.schema()).expect("readable");
+        assert!(read.lines.is_none());
+        assert!(!has_current_schema(older.path()));
     }
 }

@@ -58,6 +58,10 @@ pub(crate) struct Fields {
     pub end: Field,
     /// A source-code chunk's scope (stored; absent when it has none).
     pub scope: Field,
+    /// Citation start and end lines of a `text` source's chunk (stored; absent for other
+    /// sources). `None` in a generation written before chunks had lines, which is served
+    /// without them.
+    pub lines: Option<(Field, Field)>,
 }
 
 /// Text options of the searchable content field: the English analyser, frequencies without
@@ -84,6 +88,8 @@ pub fn schema() -> Schema {
     builder.add_u64_field("start", NumericOptions::default().set_stored());
     builder.add_u64_field("end", NumericOptions::default().set_stored());
     builder.add_text_field("scope", STORED);
+    builder.add_u64_field("start_line", NumericOptions::default().set_stored());
+    builder.add_u64_field("end_line", NumericOptions::default().set_stored());
     builder.build()
 }
 
@@ -103,6 +109,7 @@ pub(super) fn fields(schema: &Schema) -> Result<Fields, Error> {
         start: get("start")?,
         end: get("end")?,
         scope: get("scope")?,
+        lines: get("start_line").ok().zip(get("end_line").ok()),
     })
 }
 

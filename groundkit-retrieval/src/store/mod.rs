@@ -10,7 +10,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::APPLICATION_ID;
-use crate::model::SourceClass;
+use crate::model::{Citation, SourceClass};
 use groundkit_core::Error;
 
 #[cfg(feature = "ingest")]
@@ -147,34 +147,91 @@ pub struct ChunkRecord {
     /// Whether the chunk comes from `superseded_chunks`.
     #[serde(default, skip_serializing)]
     pub superseded: bool,
+    /// The line of a `text` source the chunk starts on, from 1, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u32>,
+    /// The line its last byte is on, from 1, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
 }
 
-/// A live chunk joined with its document, by chunk id.
-pub(crate) const LIVE_CHUNK: &str = "SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset,
-        c.end_offset, c.content, d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0, c.scope
-    FROM chunks c JOIN documents d ON d.document_id = c.document_id
-    WHERE c.chunk_id = ?1";
+impl ChunkRecord {
+    /// The chunk's citation.
+    pub fn citation(&self) -> Citation {
+        Citation {
+            document_id: self.document_id.clone(),
+            chunk_id: self.chunk_id.clone(),
+            source: self.source.clone(),
+            source_class: self.source_class,
+            extractor: self.extractor.clone(),
+            start_offset: self.start_offset,
+            end_offset: self.end_offset,
+            start_line: self.start_line,
+            end_line: self.end_line,
+        }
+    }
+}
+
+/// The oldest schema version a reader serves. A version-3 store (before chunks had lines) is
+/// read as it is, its chunks answered without lines; the next ingest upgrades it.
+pub const OLDEST_READABLE_VERSION: u32 = 3;
+
+/// The line columns of a store of schema `version`, with `prefix` naming the table: `NULL`s for
+/// a store from before chunks had lines.
+fn line_columns(version: u32, prefix: &str) -> String {
+    if version >= 4 {
+        format!("{prefix}start_line, {prefix}end_line")
+    } else {
+        "NULL, NULL".to_owned()
+    }
+}
+
+/// A live chunk joined with its document, by chunk id, in a store of schema `version`.
+pub(crate) fn live_chunk(version: u32) -> String {
+    format!(
+        "SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset, c.content,
+                d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, 0, c.scope, {}
+         FROM chunks c JOIN documents d ON d.document_id = c.document_id
+         WHERE c.chunk_id = ?1",
+        line_columns(version, "c.")
+    )
+}
+
+/// A superseded chunk by chunk id, in a store of schema `version`.
+fn superseded_chunk(version: u32) -> String {
+    format!(
+        "SELECT chunk_id, document_id, chunk_index, start_offset, end_offset, content,
+                source, source_class, extractor, snapshot, record_offset, 1, scope, {}
+         FROM superseded_chunks WHERE chunk_id = ?1",
+        line_columns(version, "")
+    )
+}
+
+/// The lines in columns `index` and `index + 1`, when both are recorded.
+pub(super) fn lines_at(
+    row: &rusqlite::Row<'_>,
+    index: usize,
+) -> rusqlite::Result<Option<(u32, u32)>> {
+    let start: Option<u32> = row.get(index)?;
+    let end: Option<u32> = row.get(index + 1)?;
+    Ok(start.zip(end))
+}
 
 /// One keyed lookup in the live chunks, then in the superseded ones: a missing chunk reads no
 /// document. Both lookups run in one read transaction, so an ingest committing in between cannot
 /// make a chunk that moved from one table to the other look missing.
 pub(crate) fn chunk_record(
     conn: &mut Connection,
+    version: u32,
     chunk_id: &str,
 ) -> Result<Option<ChunkRecord>, Error> {
     let tx = conn
         .transaction()
         .map_err(sql_err("cannot read the collection"))?;
-    let live = chunk_record_in(&tx, chunk_id, LIVE_CHUNK)?;
+    let live = chunk_record_in(&tx, chunk_id, &live_chunk(version))?;
     let record = match live {
         Some(record) => Some(record),
-        None => chunk_record_in(
-            &tx,
-            chunk_id,
-            "SELECT chunk_id, document_id, chunk_index, start_offset, end_offset, content,
-                    source, source_class, extractor, snapshot, record_offset, 1, scope
-             FROM superseded_chunks WHERE chunk_id = ?1",
-        )?,
+        None => chunk_record_in(&tx, chunk_id, &superseded_chunk(version))?,
     };
     tx.finish().map_err(sql_err("cannot read the collection"))?;
     Ok(record)
@@ -190,6 +247,7 @@ pub(crate) fn chunk_record_in(
         .map_err(sql_err("cannot read a chunk"))?;
     stmt.query_row([chunk_id], |row| {
         let source_class = source_class_at(row, 7)?;
+        let lines = lines_at(row, 13)?;
         Ok(ChunkRecord {
             chunk_id: row.get(0)?,
             document_id: row.get(1)?,
@@ -204,6 +262,8 @@ pub(crate) fn chunk_record_in(
             record_offset: row.get::<_, Option<i64>>(10)?.map(|o| o.max(0) as u64),
             superseded: row.get(11)?,
             scope: row.get(12)?,
+            start_line: lines.map(|(start, _)| start),
+            end_line: lines.map(|(_, end)| end),
         })
     })
     .optional()

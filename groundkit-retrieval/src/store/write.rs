@@ -9,7 +9,7 @@ use crate::collection::{CollectionPaths, Identity, identify_store};
 use crate::model::SourceClass;
 use crate::store::create;
 use crate::store::{
-    BUSY_TIMEOUT, is_groundkit, persist_wal, schema_version, source_class_at, sql_err,
+    BUSY_TIMEOUT, is_groundkit, lines_at, persist_wal, schema_version, source_class_at, sql_err,
 };
 use groundkit_core::Error;
 
@@ -37,7 +37,9 @@ CREATE TABLE chunks (
     start_offset INTEGER NOT NULL,
     end_offset   INTEGER NOT NULL,
     content      TEXT NOT NULL,
-    scope        TEXT
+    scope        TEXT,
+    start_line   INTEGER,
+    end_line     INTEGER
 ) STRICT;
 CREATE INDEX chunks_by_document ON chunks (document_id);
 ";
@@ -59,25 +61,40 @@ CREATE TABLE superseded_chunks (
     record_offset INTEGER,
     superseded_generation INTEGER NOT NULL,
     superseded_at INTEGER NOT NULL,
-    scope         TEXT
+    scope         TEXT,
+    start_line    INTEGER,
+    end_line      INTEGER
 ) STRICT;
 ";
 
-/// Upgrades a version-1 store in place (inside the ingest's transaction), with [`SUPERSEDED`].
+/// Upgrades a version-1 store in place (inside the ingest's transaction), with [`SUPERSEDED`]
+/// and [`CHUNK_LINES`].
 const MIGRATE_FROM_1: &str = "ALTER TABLE documents ADD COLUMN record_offset INTEGER;
     ALTER TABLE chunks ADD COLUMN scope TEXT;";
 
 /// Upgrades a version-2 store in place: chunks gain their scope (a source-code chunk's enclosing
-/// definitions).
+/// definitions), then their lines ([`MIGRATE_FROM_3`]).
 const MIGRATE_FROM_2: &str = "ALTER TABLE chunks ADD COLUMN scope TEXT;
     ALTER TABLE superseded_chunks ADD COLUMN scope TEXT;";
 
-/// Opens (creating when absent) a collection's store for ingest.
+/// The line columns of `chunks`, added by an upgrade from any version before 4.
+const CHUNK_LINES: &str = "ALTER TABLE chunks ADD COLUMN start_line INTEGER;
+    ALTER TABLE chunks ADD COLUMN end_line INTEGER;";
+
+/// Upgrades a version-3 store in place (with [`CHUNK_LINES`]): chunks and superseded chunks gain
+/// the lines of a `text` source they span. The columns start out empty; the ingest that upgrades
+/// fills them for every `text` source that still holds its chunks' bytes
+/// (`ingest::writer::lines`), and a chunk it cannot fill is answered without lines.
+const MIGRATE_FROM_3: &str = "ALTER TABLE superseded_chunks ADD COLUMN start_line INTEGER;
+    ALTER TABLE superseded_chunks ADD COLUMN end_line INTEGER;";
+
+/// Opens (creating when absent) a collection's store for ingest, and says whether it upgraded
+/// the store from an earlier schema version.
 ///
 /// An existing file must already be a groundkit collection of this schema version; anything else
 /// is refused untouched, but for what holds nothing, which is replaced by a new store
 /// ([`create::ensure`]).
-pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Error> {
+pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<(Connection, bool), Error> {
     let not_ours = || Error::Validation {
         field: "collection".to_owned(),
         message: "a file of that name in the index directory is not a groundkit collection"
@@ -95,10 +112,12 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
         .map_err(sql_err("cannot configure the collection"))?;
     let mut version = schema_version(&conn)?;
     let upgrade = match version {
-        1 => Some(format!("{MIGRATE_FROM_1} {SUPERSEDED}")),
-        2 => Some(MIGRATE_FROM_2.to_owned()),
+        1 => Some(format!("{MIGRATE_FROM_1} {SUPERSEDED} {CHUNK_LINES}")),
+        2 => Some(format!("{MIGRATE_FROM_2} {CHUNK_LINES} {MIGRATE_FROM_3}")),
+        3 => Some(format!("{CHUNK_LINES} {MIGRATE_FROM_3}")),
         _ => None,
     };
+    let upgraded = upgrade.is_some();
     if let Some(upgrade) = upgrade {
         conn.execute_batch(&format!(
             "BEGIN IMMEDIATE; {upgrade} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
@@ -129,7 +148,7 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<Connection, Erro
     // lexical index is deleted, so even a power loss cannot leave SQLite behind its index.
     conn.pragma_update(None, "synchronous", "FULL")
         .map_err(sql_err("cannot configure the collection"))?;
-    Ok(conn)
+    Ok((conn, upgraded))
 }
 
 /// Records `generation` as committed, with the document and chunk counts as they stand in this
@@ -239,6 +258,8 @@ pub(crate) struct NewChunk<'a> {
     pub(crate) content: &'a str,
     /// The definitions enclosing a source-code chunk; empty for none.
     pub(crate) scope: &'a str,
+    /// The first and last line it spans, for a `text` source.
+    pub(crate) lines: Option<(u32, u32)>,
 }
 
 /// Moves a document's chunks to `superseded_chunks` (stamped with the generation being built and
@@ -253,9 +274,10 @@ pub(crate) fn supersede_document(
         "INSERT OR REPLACE INTO superseded_chunks
          (chunk_id, document_id, chunk_index, start_offset, end_offset, content, source,
           source_class, extractor, snapshot, record_offset, superseded_generation, superseded_at,
-          scope)
+          scope, start_line, end_line)
          SELECT c.chunk_id, c.document_id, c.chunk_index, c.start_offset, c.end_offset, c.content,
-                d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, ?2, ?3, c.scope
+                d.source, d.source_class, d.extractor, d.snapshot, d.record_offset, ?2, ?3, c.scope,
+                c.start_line, c.end_line
          FROM chunks c JOIN documents d ON d.document_id = c.document_id
          WHERE c.document_id = ?1",
     )
@@ -315,8 +337,9 @@ pub(crate) fn insert_document(
     let mut insert_chunk = conn
         .prepare_cached(
             "INSERT INTO chunks
-             (chunk_id, document_id, chunk_index, start_offset, end_offset, content, scope)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             (chunk_id, document_id, chunk_index, start_offset, end_offset, content, scope,
+              start_line, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .map_err(sql_err("cannot insert a chunk"))?;
     for chunk in chunks {
@@ -329,6 +352,8 @@ pub(crate) fn insert_document(
                 chunk.end_offset as i64,
                 chunk.content,
                 (!chunk.scope.is_empty()).then_some(chunk.scope),
+                chunk.lines.map(|(start, _)| start),
+                chunk.lines.map(|(_, end)| end),
             ])
             .map_err(sql_err("cannot insert a chunk"))?;
     }
@@ -343,14 +368,16 @@ pub(crate) struct StoredChunk {
     pub(crate) content: String,
     /// Empty for none.
     pub(crate) scope: String,
+    /// The first and last line it spans, when recorded.
+    pub(crate) lines: Option<(u32, u32)>,
 }
 
 /// The stored chunks of a document, in order.
 pub(crate) fn chunks_of(conn: &Connection, document_id: &str) -> Result<Vec<StoredChunk>, Error> {
     let mut stmt = conn
         .prepare_cached(
-            "SELECT chunk_id, start_offset, end_offset, content, scope FROM chunks
-             WHERE document_id = ?1 ORDER BY chunk_index",
+            "SELECT chunk_id, start_offset, end_offset, content, scope, start_line, end_line
+             FROM chunks WHERE document_id = ?1 ORDER BY chunk_index",
         )
         .map_err(sql_err("cannot read chunks"))?;
     let rows = stmt
@@ -361,6 +388,7 @@ pub(crate) fn chunks_of(conn: &Connection, document_id: &str) -> Result<Vec<Stor
                 end: row.get::<_, i64>(2)?.max(0) as u64,
                 content: row.get(3)?,
                 scope: row.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                lines: lines_at(row, 5)?,
             })
         })
         .map_err(sql_err("cannot read chunks"))?;
@@ -383,4 +411,37 @@ pub(crate) fn referenced_snapshots(
         .map_err(sql_err("cannot read snapshots"))?;
     rows.collect::<Result<_, _>>()
         .map_err(sql_err("cannot read snapshots"))
+}
+
+/// The `text` documents with a chunk whose lines are not recorded (those of a store upgraded from
+/// an earlier version), by id, with their sources.
+pub(crate) fn text_documents_without_lines(
+    conn: &Connection,
+) -> Result<Vec<(String, String)>, Error> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT d.document_id, d.source FROM documents d
+             WHERE d.source_class = 'text' AND EXISTS (
+                 SELECT 1 FROM chunks c
+                 WHERE c.document_id = d.document_id AND c.start_line IS NULL)
+             ORDER BY d.document_id",
+        )
+        .map_err(sql_err("cannot read documents"))?;
+    let rows = stmt
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .map_err(sql_err("cannot read documents"))?;
+    rows.collect::<Result<_, _>>()
+        .map_err(sql_err("cannot read documents"))
+}
+
+/// Records the lines of chunk `chunk_id`.
+pub(crate) fn set_chunk_lines(
+    conn: &Connection,
+    chunk_id: &str,
+    (start, end): (u32, u32),
+) -> Result<(), Error> {
+    conn.prepare_cached("UPDATE chunks SET start_line = ?2, end_line = ?3 WHERE chunk_id = ?1")
+        .and_then(|mut stmt| stmt.execute(params![chunk_id, start, end]))
+        .map_err(sql_err("cannot record a chunk's lines"))?;
+    Ok(())
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use groundkit_core::Error;
 
 use groundkit_retrieval::{
-    EvalReport, FetchChunkResponse, IndexStatus, IngestSummary, ListCollectionsResponse,
+    Citation, EvalReport, FetchChunkResponse, IndexStatus, IngestSummary, ListCollectionsResponse,
     SearchResponse, Verification,
 };
 
@@ -20,6 +20,15 @@ fn snippet(text: &str) -> String {
     }
     let cut: String = flat.chars().take(SNIPPET_CHARS).collect();
     format!("{cut}…")
+}
+
+/// Where a citation points, as editors and terminals open it: `path:START-END` (lines from 1,
+/// inclusive) when the citation has lines, else the source alone.
+fn location(c: &Citation) -> String {
+    match (c.start_line, c.end_line) {
+        (Some(start), Some(end)) => format!("{}:{start}-{end}", c.source),
+        _ => c.source.clone(),
+    }
 }
 
 pub(super) fn print_ingest(summary: &IngestSummary) {
@@ -83,7 +92,12 @@ pub(super) fn print_search(response: &SearchResponse) {
         let c = &hit.citation;
         println!(
             "{:>2}. {:.3}  {}  [{}..{}]  chunk {}",
-            hit.rank, hit.score, c.source, c.start_offset, c.end_offset, hit.chunk_id
+            hit.rank,
+            hit.score,
+            location(c),
+            c.start_offset,
+            c.end_offset,
+            hit.chunk_id
         );
         if let Some(scope) = &hit.scope {
             println!("    in {scope}");
@@ -105,7 +119,7 @@ pub(super) fn print_fetch(response: &FetchChunkResponse) {
     };
     println!("chunk      {}", response.chunk_id);
     println!("document   {}", response.document_id);
-    println!("source     {} ({})", c.source, c.source_class.as_str());
+    println!("source     {} ({})", location(c), c.source_class.as_str());
     if let Some(extractor) = &c.extractor {
         println!("extractor  {extractor}");
     }

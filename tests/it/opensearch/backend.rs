@@ -131,6 +131,13 @@ fn lexical_search_in_the_cluster_ranks_and_scores_like_the_local_engine() {
         let p = params(query, SearchMode::Lexical);
         let answer = remote.search("lexical", &p, None).expect("cluster search");
         assert_same(&local(&fx, "lexical", &p, None), &answer, 1e-3, query);
+        // Every corpus file is one line: the cluster cites it as the local engine does.
+        let lines: Vec<_> = answer
+            .results
+            .iter()
+            .map(|r| (r.citation.start_line, r.citation.end_line))
+            .collect();
+        assert!(lines.iter().all(|l| *l == (Some(1), Some(1))), "{lines:?}");
     }
     // The same evaluation through either backend.
     let queries: Vec<EvalQuery> = QUERIES
@@ -252,6 +259,8 @@ fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable(
     let old_chunk = before.results[0].chunk_id.clone();
     let fetched = remote.fetch_chunk("moves", &old_chunk).expect("fetch");
     assert_eq!(fetched.verification, Verification::Verified);
+    assert_eq!(fetched.citation, before.results[0].citation);
+    assert_eq!(fetched.citation.start_line, Some(1));
     assert!(!fetched.superseded);
     assert_eq!(
         fetched.content.as_deref(),

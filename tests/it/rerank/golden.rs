@@ -158,6 +158,8 @@ fn result(i: usize, content: &str) -> RetrievalResult {
             extractor: None,
             start_offset: 0,
             end_offset: content.len() as u64,
+            start_line: None,
+            end_line: None,
         },
         scope: None,
     }

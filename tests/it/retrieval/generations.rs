@@ -325,21 +325,27 @@ fn an_older_store_is_refused_by_readers_and_upgraded_by_the_next_ingest(downgrad
 
 #[test]
 fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
-    // The version-1 layout: no superseded chunks, no BEIR record offsets, no scopes.
+    // The version-1 layout: no superseded chunks, no BEIR record offsets, no scopes, no lines.
     an_older_store_is_refused_by_readers_and_upgraded_by_the_next_ingest(
         "DROP TABLE superseded_chunks;
          ALTER TABLE documents DROP COLUMN record_offset;
          ALTER TABLE chunks DROP COLUMN scope;
+         ALTER TABLE chunks DROP COLUMN start_line;
+         ALTER TABLE chunks DROP COLUMN end_line;
          PRAGMA user_version = 1;",
     );
 }
 
 #[test]
 fn a_version_2_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
-    // The version-2 layout: no scopes.
+    // The version-2 layout: no scopes, no lines.
     an_older_store_is_refused_by_readers_and_upgraded_by_the_next_ingest(
         "ALTER TABLE chunks DROP COLUMN scope;
          ALTER TABLE superseded_chunks DROP COLUMN scope;
+         ALTER TABLE chunks DROP COLUMN start_line;
+         ALTER TABLE chunks DROP COLUMN end_line;
+         ALTER TABLE superseded_chunks DROP COLUMN start_line;
+         ALTER TABLE superseded_chunks DROP COLUMN end_line;
          PRAGMA user_version = 2;",
     );
 }

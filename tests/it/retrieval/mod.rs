@@ -26,6 +26,11 @@
 //!   cannot be read is a storage error, not a missing collection:
 //!   `cli::an_unreadable_store_is_a_storage_error_not_a_missing_collection`.
 //! - Sources are judged on the opened handle and read with bounded memory: `hostile.rs`.
+//! - Citations of `text` sources carry the lines of their bytes (CRLF, first and last line, code
+//!   in several languages), extracted ones none, and a version-3 store is served without lines
+//!   until the next ingest records them: `lines.rs`
+//!   (`lines::chunks_of_long_text_markdown_and_crlf_files_carry_the_lines_of_their_bytes`,
+//!   `lines::a_version_3_store_is_served_without_lines_and_the_next_ingest_records_them`).
 //! - Citations verify or say why not: `citations.rs`; a hit stays fetchable across later
 //!   generations: `generations::hits_stay_fetchable_after_one_and_several_later_generations`, until
 //!   an ingest past the retention window, even one that changes nothing:
@@ -63,6 +68,7 @@ mod generations;
 mod graph;
 mod hostile;
 mod ingest;
+mod lines;
 mod listing;
 mod search;
 mod structure;

@@ -74,6 +74,34 @@ fn rank_starts_at_1_and_score_is_described_for_every_mode() {
 }
 
 #[test]
+fn citation_lines_start_at_1_and_may_be_absent_in_search_and_fetch_chunk() {
+    let output = |name: &str| {
+        TOOLS
+            .iter()
+            .find(|spec| spec.name() == name)
+            .expect("the tool")
+            .output_schema()
+    };
+    let search = output("search");
+    let fetch = output("fetch_chunk");
+    for citation in [
+        &search["properties"]["results"]["items"]["properties"]["citation"],
+        &fetch["properties"]["citation"],
+    ] {
+        for field in ["start_line", "end_line"] {
+            let line = &citation["properties"][field];
+            assert_eq!(line["minimum"], 1, "{field}: {citation:#}");
+            assert!(line["description"].is_string(), "{field}: {citation:#}");
+            let required = citation["required"].as_array().expect("required fields");
+            assert!(
+                !required.contains(&Value::from(field)),
+                "{field}: {citation:#}"
+            );
+        }
+    }
+}
+
+#[test]
 fn every_collection_argument_states_the_one_collection_name_rule() {
     let rule = groundkit_retrieval::COLLECTION_NAME.as_str();
     let mut with_collection = Vec::new();

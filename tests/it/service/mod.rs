@@ -24,6 +24,9 @@
 //!   `openapi::every_error_the_service_answers_is_declared_on_its_route_with_its_kind`,
 //!   `openapi::the_readme_lists_the_status_of_every_kind_as_the_openapi_document_declares_it`,
 //!   `openapi::the_names_of_the_openapi_components_match_their_snapshot`.
+//! - The output schemas of `search` and `fetch_chunk` declare citation lines from 1, optional
+//!   (absent for extracted sources and collections from before lines):
+//!   `descriptions::citation_lines_start_at_1_and_may_be_absent_in_search_and_fetch_chunk`.
 //! - The README's quick start shows what the bundled sample answers:
 //!   `readme::the_quick_start_shows_what_the_bundled_sample_answers`.
 //! - Request bounds at the limit and one past: `bounds.rs`; `grk`'s exit codes: `exit_codes.rs`.

@@ -130,6 +130,7 @@ impl Writer<'_> {
                     end: chunk.end,
                     code,
                     scope: &chunk.scope,
+                    lines: chunk.lines,
                 }))?;
             }
             Ok(())
