@@ -3,7 +3,7 @@
 //!
 //! A resource is read-only by the same sealed rule as a tool: a spec is built only through
 //! [`ResourceSpec::new`], whose side effect must implement the sealed
-//! [`SideEffectKind`](crate::tool::SideEffectKind), which only [`ReadOnly`](crate::tool::ReadOnly)
+//! [`SideEffectKind`], which only [`ReadOnly`](crate::tool::ReadOnly)
 //! does.
 //!
 //! # URI templates

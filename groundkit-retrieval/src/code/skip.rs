@@ -28,7 +28,9 @@ pub const MAX_LINE_BYTES: usize = 5000;
 /// A mean line length above this, in bytes, marks a minified file (of at least
 /// [`MEAN_LINE_MIN_FILE_BYTES`]).
 pub const MAX_MEAN_LINE_BYTES: usize = 300;
-const MEAN_LINE_MIN_FILE_BYTES: usize = 2000;
+
+/// The size from which a file's mean line length is judged, in bytes.
+pub const MEAN_LINE_MIN_FILE_BYTES: usize = 2000;
 
 /// How far into a file generated-file markers are looked for, in bytes.
 const HEADER_BYTES: usize = 1024;
