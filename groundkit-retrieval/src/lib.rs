@@ -122,6 +122,8 @@ pub mod chunk;
 pub mod code;
 #[cfg(feature = "ingest")]
 pub mod ingest;
+#[cfg(feature = "office")]
+pub mod office;
 #[cfg(feature = "fetch-url")]
 mod snapshot_fetch;
 

@@ -11,6 +11,8 @@ use std::path::Path;
 #[cfg(feature = "fetch-url")]
 use std::time::Duration;
 
+#[cfg(feature = "office")]
+use crate::chunk::Span;
 #[cfg(feature = "fetch-url")]
 use crate::collection::CollectionPaths;
 use crate::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
@@ -83,9 +85,15 @@ pub(super) fn ingest_file(
         FileKind::Pdf => (SourceClass::Extracted, Some(extract::PDF_EXTRACTOR)),
         #[cfg(not(feature = "extract-pdf"))]
         FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+        #[cfg(feature = "office")]
+        FileKind::Office(format) => (SourceClass::Extracted, Some(format.extractor())),
     };
     let hash = super::sha256_hex(&[extractor.unwrap_or("").as_bytes(), &bytes]);
+    #[cfg(feature = "office")]
+    let max_bytes = writer.max_chunk_bytes();
     writer.write_if_changed(rel, hash, |hash| {
+        #[cfg_attr(not(feature = "office"), allow(unused_mut))]
+        let mut chunks = None;
         let text = match kind {
             FileKind::Text => String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
             FileKind::Html => extract::html_to_text(&bytes)?,
@@ -93,6 +101,15 @@ pub(super) fn ingest_file(
             FileKind::Pdf => extract::pdf_to_text(&bytes)?,
             #[cfg(not(feature = "extract-pdf"))]
             FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+            #[cfg(feature = "office")]
+            FileKind::Office(format) => {
+                let doc = crate::office::extract(format, &bytes).map_err(ExtractError::from)?;
+                chunks = doc
+                    .units
+                    .as_deref()
+                    .map(|units| unit_chunks(&doc.text, units, max_bytes));
+                doc.text
+            }
         };
         if text.trim().is_empty() {
             return Err(FileError::Skip("contains no text".into()));
@@ -106,9 +123,29 @@ pub(super) fn ingest_file(
             record_offset: None,
             hash,
             text,
-            code_chunks: None,
+            chunks,
         })
     })
+}
+
+/// The chunks of an extracted document's `units`: each unit one chunk, a unit larger than
+/// `max_bytes` cut by the text chunker, every chunk with its unit's scope.
+#[cfg(feature = "office")]
+fn unit_chunks(text: &str, units: &[crate::office::Unit], max_bytes: usize) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(units.len());
+    for unit in units {
+        let body = &text[unit.start..unit.end];
+        spans.extend(
+            crate::chunk::text_chunks(body, max_bytes)
+                .into_iter()
+                .map(|span| Span {
+                    start: unit.start + span.start,
+                    end: unit.start + span.end,
+                    scope: unit.scope.clone(),
+                }),
+        );
+    }
+    spans
 }
 
 /// Reads a source-code file holding `bytes` as a `text` source: skipped when it is not source
@@ -164,7 +201,7 @@ pub(super) fn ingest_code(
             record_offset: None,
             hash,
             text,
-            code_chunks: Some(chunks),
+            chunks: Some(chunks),
         })
     })?;
     if let Some(chunking) = chunking {
@@ -213,7 +250,7 @@ pub(super) fn ingest_url(
             record_offset: None,
             hash,
             text: fetched.text,
-            code_chunks: None,
+            chunks: None,
         })
     })
 }
@@ -301,7 +338,7 @@ pub(super) fn ingest_beir(
                 record_offset: Some(offset),
                 hash,
                 text,
-                code_chunks: None,
+                chunks: None,
             })
         })?;
         writer.count(&change);
