@@ -13,6 +13,7 @@ const WORDPROCESSING: Markup = Markup {
     breaks: &["br", "cr"],
     spaces: &[],
     units: &[],
+    skipped: &[],
     collapse_whitespace: false,
 };
 
@@ -23,6 +24,7 @@ const DRAWING: Markup = Markup {
     breaks: &["br"],
     spaces: &[],
     units: &[],
+    skipped: &[],
     collapse_whitespace: false,
 };
 
@@ -33,6 +35,7 @@ const OPEN_DOCUMENT: Markup = Markup {
     breaks: &["line-break"],
     spaces: &["s"],
     units: &["page"],
+    skipped: &[],
     collapse_whitespace: true,
 };
 

@@ -1,5 +1,5 @@
-//! Office documents, spreadsheets, notebooks and mail (the `office` feature): DOCX, PPTX, XLSX,
-//! ODT, ODP, Jupyter notebooks, EML and MBOX, read as `extracted` sources.
+//! Office documents, spreadsheets, notebooks, mail and books (the `office` feature): DOCX, PPTX,
+//! XLSX, ODT, ODP, Jupyter notebooks, EML, MBOX and EPUB, read as `extracted` sources.
 //!
 //! Each format has an extractor with a recorded identity (`groundkit-docx@1`, ...) that turns the
 //! file's bytes into text, deterministically, so `fetch_chunk` re-runs it to verify a chunk as it
@@ -17,6 +17,7 @@
 
 mod archive;
 mod document;
+mod epub;
 mod mail;
 mod notebook;
 mod sheet;
@@ -65,6 +66,8 @@ pub enum Format {
     Email,
     /// A mailbox of messages (mbox): one unit per message.
     Mbox,
+    /// EPUB books: one unit per document of the spine.
+    Epub,
 }
 
 const FORMATS: &[Format] = &[
@@ -76,6 +79,7 @@ const FORMATS: &[Format] = &[
     Format::Notebook,
     Format::Email,
     Format::Mbox,
+    Format::Epub,
 ];
 
 impl Format {
@@ -100,6 +104,7 @@ impl Format {
             Format::Notebook => "ipynb",
             Format::Email => "eml",
             Format::Mbox => "mbox",
+            Format::Epub => "epub",
         }
     }
 
@@ -115,6 +120,7 @@ impl Format {
             Format::Notebook => "groundkit-ipynb@1",
             Format::Email => "groundkit-eml@1",
             Format::Mbox => "groundkit-mbox@1",
+            Format::Epub => "groundkit-epub@1",
         }
     }
 
@@ -129,6 +135,7 @@ impl Format {
             Format::Notebook => "a Jupyter notebook",
             Format::Email => "an e-mail message",
             Format::Mbox => "a mailbox",
+            Format::Epub => "EPUB",
         }
     }
 }
@@ -154,6 +161,7 @@ pub fn extract(format: Format, bytes: &[u8]) -> Result<Extracted, Malformed> {
         Format::Notebook => notebook::cells(bytes, name),
         Format::Email => mail::message(bytes, name),
         Format::Mbox => mail::mailbox(bytes, name),
+        Format::Epub => epub::sections(bytes, name),
     }
 }
 

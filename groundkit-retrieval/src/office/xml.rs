@@ -2,14 +2,15 @@
 //! limits.
 //!
 //! Elements are matched by local name, without their namespace prefix. Nesting deeper than
-//! [`MAX_DEPTH`] fails the document, and so does a document type declaration: none of these
-//! formats has one, and refusing it means no entity is ever declared, let alone expanded (the
+//! [`MAX_DEPTH`] fails the document, and so does a document type with declarations of its own:
+//! none of these formats has one, and refusing it means no entity is ever declared, let alone
+//! expanded (the
 //! XML reader never expands entities; the five predefined ones and character references are
 //! decoded here, and any other fails the document).
 
 use quick_xml::Reader;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::Event;
+use quick_xml::events::{BytesStart, Event};
 
 use super::Malformed;
 use super::archive::malformed;
@@ -31,7 +32,9 @@ pub(crate) struct Markup {
     pub(crate) spaces: &'static [&'static str],
     /// Elements whose start begins a new unit (a slide of a presentation); empty: one unit.
     pub(crate) units: &'static [&'static str],
-    /// Whether runs of whitespace in text collapse to one space (OpenDocument).
+    /// Elements whose text is dropped, with everything inside them (XHTML's `head`, `script`).
+    pub(crate) skipped: &'static [&'static str],
+    /// Whether runs of whitespace in text collapse to one space (OpenDocument, XHTML).
     pub(crate) collapse_whitespace: bool,
 }
 
@@ -46,8 +49,9 @@ pub(crate) fn paragraphs(
     let mut units: Vec<Vec<String>> = vec![Vec::new()];
     let mut current = String::new();
     let mut depth = 0usize;
-    // How many of the open elements keep their text.
+    // How many of the open elements keep their text, and how many drop it.
     let mut in_text = 0usize;
+    let mut in_skipped = 0usize;
     let keep_all = markup.text.is_empty();
     let fail = |reason: String| malformed(format, reason);
     loop {
@@ -71,6 +75,9 @@ pub(crate) fn paragraphs(
                 if is(markup.text, name) {
                     in_text += 1;
                 }
+                if is(markup.skipped, name) {
+                    in_skipped += 1;
+                }
             }
             Event::Empty(e) => {
                 let local = e.local_name();
@@ -92,10 +99,14 @@ pub(crate) fn paragraphs(
                 if is(markup.text, name) {
                     in_text = in_text.saturating_sub(1);
                 }
+                if is(markup.skipped, name) {
+                    in_skipped = in_skipped.saturating_sub(1);
+                }
                 if is(markup.paragraphs, name) {
                     close(&mut current, &mut units);
                 }
             }
+            _ if in_skipped > 0 && !matches!(event, Event::Eof | Event::DocType(_)) => {}
             Event::Text(t) if keep_all || in_text > 0 => {
                 push_text(&mut current, &t.xml10_content(), markup.collapse_whitespace);
             }
@@ -110,9 +121,10 @@ pub(crate) fn paragraphs(
                 ),
                 Err(err) => return Err(fail(format!("bad XML character reference: {err}"))),
             },
-            Event::DocType(_) => {
+            Event::DocType(doctype) if doctype.contains('[') => {
                 return Err(fail(
-                    "XML declares a document type, which this format never does".into(),
+                    "XML declares entities in its document type, which this format never does"
+                        .into(),
                 ));
             }
             Event::Eof => break,
@@ -157,6 +169,38 @@ fn close(current: &mut String, units: &mut [Vec<String>]) {
     current.clear();
 }
 
+/// Calls `visit` with the local name and attributes of every element of `xml`, in order.
+pub(crate) fn for_each_element(
+    xml: &[u8],
+    format: &'static str,
+    mut visit: impl FnMut(&str, &BytesStart<'_>),
+) -> Result<(), Malformed> {
+    let xml = std::str::from_utf8(xml).map_err(|_| malformed(format, "XML is not UTF-8".into()))?;
+    let mut reader = Reader::from_str(xml);
+    loop {
+        match reader
+            .read_event()
+            .map_err(|err| malformed(format, format!("bad XML: {err}")))?
+        {
+            Event::Start(e) | Event::Empty(e) => visit(e.local_name().as_ref(), &e),
+            Event::DocType(doctype) if doctype.contains('[') => {
+                return Err(malformed(
+                    format,
+                    "XML declares entities in its document type".into(),
+                ));
+            }
+            Event::Eof => return Ok(()),
+            _ => {}
+        }
+    }
+}
+
+/// The value of attribute `name` (matched with its prefix) of an element, if it has one.
+pub(crate) fn attribute(element: &BytesStart<'_>, name: &str) -> Option<String> {
+    let attr = element.try_get_attribute(name).ok()??;
+    Some(attr.value.into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +212,7 @@ mod tests {
         breaks: &["br"],
         spaces: &[],
         units: &[],
+        skipped: &[],
         collapse_whitespace: false,
     };
 
@@ -180,10 +225,10 @@ mod tests {
     }
 
     #[test]
-    fn a_document_type_and_deep_nesting_fail() {
+    fn entity_declarations_and_deep_nesting_fail() {
         let entity = br#"<!DOCTYPE d [<!ENTITY a "aaaa">]><d><p><t>&a;</t></p></d>"#;
         let err = paragraphs(entity, &BODY, "DOCX").expect_err("refused");
-        assert!(err.reason.contains("document type"), "{}", err.reason);
+        assert!(err.reason.contains("declares entities"), "{}", err.reason);
         let deep = format!(
             "{}{}",
             "<p>".repeat(MAX_DEPTH + 1),

@@ -1,5 +1,5 @@
 //! The document formats a team keeps: plain-text formats read as `text` sources, and office
-//! documents, workbooks, notebooks and mail (made by their real producers,
+//! documents, workbooks, notebooks, mail and books (made by their real producers,
 //! `tests/fixtures/office/make.py`) read as `extracted` sources whose chunks `fetch_chunk` verifies by re-extracting.
 //! A hostile file (a zip bomb, a zip lying about its sizes, XML nested without end or declaring
 //! entities, JSON nested without end) fails alone, with its reason, in bounded time.
@@ -125,7 +125,7 @@ fn plain_text_formats_are_text_sources_verified_byte_for_byte() {
 }
 
 #[test]
-fn office_documents_workbooks_notebooks_and_mail_are_extracted_and_verified() {
+fn office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verified() {
     let fx = Fixture::new();
     for name in [
         "report.docx",
@@ -136,12 +136,13 @@ fn office_documents_workbooks_notebooks_and_mail_are_extracted_and_verified() {
         "glacier.odp",
         "ferry.eml",
         "letters.mbox",
+        "lantern.epub",
     ] {
         copy_fixture(&fx, name, name);
     }
     let summary = fx.ingest_all("c");
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
-    assert_eq!(summary.added, 8);
+    assert_eq!(summary.added, 9);
     for (query, rel, extractor) in [
         ("heliotrope terraces", "report.docx", "groundkit-docx@1"),
         ("lenses winter storms", "deck.pptx", "groundkit-pptx@1"),
@@ -151,6 +152,7 @@ fn office_documents_workbooks_notebooks_and_mail_are_extracted_and_verified() {
         ("moraine valley", "glacier.odp", "groundkit-odp@1"),
         ("ferry lighthouse dawn", "ferry.eml", "groundkit-eml@1"),
         ("granary millstone", "letters.mbox", "groundkit-mbox@1"),
+        ("squall shutters", "lantern.epub", "groundkit-epub@1"),
     ] {
         let fetched = top_hit_verified(&fx, query, rel);
         assert_eq!(fetched.citation.source_class.as_str(), "extracted");
@@ -202,6 +204,15 @@ fn office_documents_workbooks_notebooks_and_mail_are_extracted_and_verified() {
     );
     assert!(fx.search("c", "binaryattachmentword", 5).results.is_empty());
     assert_eq!(scopes_of(&fx, "letters.mbox"), ["message 1", "message 2"]);
+    // A book's spine in reading order, each document a unit without its head.
+    let sections = chunks_of(&fx, "lantern.epub");
+    assert_eq!(
+        sections[1],
+        (
+            "The storm\n\nA squall tore the shutters from the watch room.".to_owned(),
+            Some("section 2".to_owned())
+        )
+    );
 }
 
 #[test]
@@ -226,7 +237,7 @@ fn each_hostile_file_fails_alone_with_its_reason_in_bounded_time() {
         ("bomb.docx", "declares more than 256 MiB uncompressed"),
         ("liar.docx", "larger than its declared uncompressed size"),
         ("deep.docx", "nested deeper than 256 elements"),
-        ("entity.docx", "declares a document type"),
+        ("entity.docx", "declares entities"),
         ("deep.ipynb", "recursion limit"),
     ];
     for (name, _) in hostile {

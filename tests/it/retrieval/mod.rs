@@ -52,7 +52,7 @@
 //! - The document formats a team keeps are read, searchable and verified, and a hostile file
 //!   fails alone with its reason in bounded time: `formats.rs`
 //!   (`formats::plain_text_formats_are_text_sources_verified_byte_for_byte`,
-//!   `formats::office_documents_workbooks_notebooks_and_mail_are_extracted_and_verified`,
+//!   `formats::office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verified`,
 //!   `formats::a_changed_office_document_drifts`,
 //!   `formats::each_hostile_file_fails_alone_with_its_reason_in_bounded_time`).
 //!
