@@ -62,7 +62,7 @@ pub(super) enum FileKind {
     Text,
     Html,
     Pdf,
-    /// An office document, spreadsheet or notebook.
+    /// An office document, workbook, notebook, mailbox or book.
     #[cfg(feature = "office")]
     Office(crate::office::Format),
 }

@@ -2,9 +2,11 @@
 //!
 //! Files are opened once inside the base directory and read from that handle
 //! (`source_file::open_within`), at most [`MAX_SOURCE_BYTES`] of them; a BEIR corpus is read line
-//! by line, each line at most that long. A source-code file (the `code` feature) is judged on
-//! its bytes first (`code::skip`), then chunked at its definitions, or as text when its language
-//! has no grammar or its grammar cannot parse it.
+//! by line, each line at most that long. An office document, workbook, notebook, mailbox or book
+//! (the `office` feature) is extracted, and each of its units (a slide, a block of rows, a cell,
+//! a message, a section) made one chunk, or cut by the text chunker when larger. A source-code
+//! file (the `code` feature) is judged on its bytes first (`code::skip`), then chunked at its
+//! definitions, or as text when its language has no grammar or its grammar cannot parse it.
 
 use std::io::BufReader;
 use std::path::Path;

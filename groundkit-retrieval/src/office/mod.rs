@@ -9,8 +9,8 @@
 //! Prices, rows 1-20`, `cell 3 (code)`, `message 2`).
 //!
 //! Every read is bounded: zip archives by entry count, total uncompressed size and compression
-//! ratio ([`archive`]), XML by nesting depth and with no entities ([`xml`]), sheets by their
-//! cells and the size of their text ([`sheet`]), notebooks by the JSON parser's nesting limit;
+//! ratio (`archive`), XML by nesting depth and with no entities (`xml`), sheets by their
+//! cells and the size of their text (`sheet`), notebooks by the JSON parser's nesting limit;
 //! mail by the 64 MiB any source is held to (its parser decodes messages nested in messages at
 //! most three deep).
 //! A file past a limit fails alone, with its reason.
