@@ -87,3 +87,18 @@ fn resolve(dir: &str, href: &str) -> String {
     }
     parts.join("/")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn hrefs_resolve_against_the_package_directory() {
+        assert_eq!(
+            resolve("OEBPS", "text/ch1.xhtml#top"),
+            "OEBPS/text/ch1.xhtml"
+        );
+        assert_eq!(resolve("OEBPS/pkg", "../ch2.xhtml"), "OEBPS/ch2.xhtml");
+        assert_eq!(resolve("", "./ch3.xhtml"), "ch3.xhtml");
+    }
+}

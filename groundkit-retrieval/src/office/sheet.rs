@@ -127,3 +127,19 @@ fn line(cells: &[(u32, String)]) -> String {
     }
     columns.join(" | ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::line;
+
+    #[test]
+    fn a_row_keeps_its_empty_columns_between_cells() {
+        let cells = [
+            (0, "a".to_owned()),
+            (2, "c".to_owned()),
+            (3, "d".to_owned()),
+        ];
+        assert_eq!(line(&cells), "a |  | c | d");
+        assert_eq!(line(&[(1, "b".to_owned())]), " | b");
+    }
+}
