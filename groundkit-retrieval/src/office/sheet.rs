@@ -4,7 +4,8 @@
 //!
 //! Cells are streamed from the sheet's XML, not laid out by the dimension the sheet declares:
 //! a sheet declaring a million rows but holding ten costs ten. A workbook of more than
-//! [`MAX_CELLS`] cells, or whose text would pass [`MAX_SOURCE_BYTES`], fails.
+//! [`MAX_CELLS`] non-empty cells, or whose cells' text (a shared string counted in every cell
+//! that uses it) or laid-out text would pass [`MAX_SOURCE_BYTES`], fails.
 
 use std::io::Cursor;
 
@@ -25,25 +26,61 @@ const MAX_COLUMNS: u32 = 1024;
 /// One row: its number (0-based) and its cells' text by column.
 type Row = (u32, Vec<(u32, String)>);
 
+/// What a workbook's cells may still take: a count of cells and bytes of their text (a string a
+/// workbook shares among many cells counts once per cell).
+struct Budget {
+    cells: usize,
+    bytes: usize,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Self {
+            cells: MAX_CELLS,
+            bytes: MAX_SOURCE_BYTES as usize,
+        }
+    }
+
+    /// Takes one cell of `len` bytes, or fails when the workbook is past a limit.
+    fn take(&mut self, len: usize, format: &'static str) -> Result<(), Malformed> {
+        self.cells = self.cells.checked_sub(1).ok_or_else(|| {
+            malformed(
+                format,
+                format!("the workbook holds more than {MAX_CELLS} cells"),
+            )
+        })?;
+        self.bytes = self.bytes.checked_sub(len).ok_or_else(|| {
+            malformed(
+                format,
+                format!(
+                    "the workbook's text is larger than {} MiB",
+                    MAX_SOURCE_BYTES >> 20
+                ),
+            )
+        })?;
+        Ok(())
+    }
+}
+
 /// Reads a workbook sheet by sheet, in the workbook's order.
 pub(super) fn xlsx(bytes: &[u8], format: &'static str) -> Result<Extracted, Malformed> {
     drop(Archive::open(bytes, format)?);
     let fail = |err: calamine::XlsxError| malformed(format, err.to_string());
     let mut workbook = Xlsx::new(Cursor::new(bytes)).map_err(fail)?;
     let mut out = UnitText::default();
-    let mut cells = 0usize;
+    let mut budget = Budget::new();
     for name in workbook.sheet_names() {
-        let rows = sheet_rows(&mut workbook, &name, &mut cells, format)?;
+        let rows = sheet_rows(&mut workbook, &name, &mut budget, format)?;
         push_blocks(&mut out, &name, &rows, format)?;
     }
     Ok(out.finish())
 }
 
-/// The non-empty rows of sheet `name`, counting their cells into `cells`.
+/// The non-empty rows of sheet `name`, their cells taken from `budget`.
 fn sheet_rows(
     workbook: &mut Xlsx<Cursor<&[u8]>>,
     name: &str,
-    cells: &mut usize,
+    budget: &mut Budget,
     format: &'static str,
 ) -> Result<Vec<Row>, Malformed> {
     let fail = |err: calamine::XlsxError| malformed(format, err.to_string());
@@ -55,13 +92,7 @@ fn sheet_rows(
         if value.is_empty() {
             continue;
         }
-        *cells += 1;
-        if *cells > MAX_CELLS {
-            return Err(malformed(
-                format,
-                format!("the workbook holds more than {MAX_CELLS} cells"),
-            ));
-        }
+        budget.take(value.len(), format)?;
         let (row, column) = cell.get_position();
         if column >= MAX_COLUMNS {
             return Err(malformed(
