@@ -74,11 +74,11 @@ pub(super) fn pptx(bytes: &[u8], format: &'static str) -> Result<Extracted, Malf
         })
         .collect();
     slides.sort();
-    let mut out = UnitText::default();
+    let mut out = UnitText::new(format);
     for (number, name) in slides {
         let xml = archive.required(&name)?;
         let lines = paragraphs(&xml, &DRAWING, format)?.concat();
-        out.push(format!("slide {number}"), &lines.join("\n"));
+        out.push(format!("slide {number}"), &lines.join("\n"))?;
     }
     Ok(out.finish())
 }
@@ -86,12 +86,12 @@ pub(super) fn pptx(bytes: &[u8], format: &'static str) -> Result<Extracted, Malf
 /// An OpenDocument presentation: each `draw:page` of `content.xml`, in order.
 pub(super) fn odp(bytes: &[u8], format: &'static str) -> Result<Extracted, Malformed> {
     let xml = Archive::open(bytes, format)?.required("content.xml")?;
-    let mut out = UnitText::default();
+    let mut out = UnitText::new(format);
     for (i, lines) in paragraphs(&xml, &OPEN_DOCUMENT, format)?
         .into_iter()
         .enumerate()
     {
-        out.push(format!("slide {}", i + 1), &lines.join("\n"));
+        out.push(format!("slide {}", i + 1), &lines.join("\n"))?;
     }
     Ok(out.finish())
 }

@@ -1,6 +1,7 @@
 //! EPUB books: the XHTML documents of the spine, in reading order, each a unit (scope `section
 //! N`, N its place in the spine) of its paragraphs and headings. The package document is the
-//! first one `META-INF/container.xml` names.
+//! first one `META-INF/container.xml` names. A spine naming one document many times has it
+//! parsed once and its text repeated; the book's text is held to 64 MiB like any unit text.
 
 use std::collections::HashMap;
 
@@ -60,14 +61,23 @@ pub(super) fn sections(bytes: &[u8], format: &'static str) -> Result<Extracted, 
         _ => {}
     })?;
     let dir = package.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let mut out = UnitText::default();
+    let mut out = UnitText::new(format);
+    // A spine may name one document many times: it is parsed once, its text counted each time.
+    let mut parsed: HashMap<String, String> = HashMap::new();
     for (i, idref) in spine.iter().enumerate() {
         let href = manifest
             .get(idref)
             .ok_or_else(|| malformed(format, format!("the spine names an unknown item {idref}")))?;
-        let xhtml = archive.required(&resolve(dir, href))?;
-        let text = paragraphs(&xhtml, &XHTML, format)?.concat().join("\n\n");
-        out.push(format!("section {}", i + 1), &text);
+        let path = resolve(dir, href);
+        let text = match parsed.get(&path) {
+            Some(text) => text,
+            None => {
+                let xhtml = archive.required(&path)?;
+                let text = paragraphs(&xhtml, &XHTML, format)?.concat().join("\n\n");
+                parsed.entry(path).or_insert(text)
+            }
+        };
+        out.push(format!("section {}", i + 1), text)?;
     }
     Ok(out.finish())
 }

@@ -21,12 +21,12 @@ pub(super) fn message(bytes: &[u8], format: &'static str) -> Result<Extracted, M
 
 /// A mailbox: each message a unit, in order.
 pub(super) fn mailbox(bytes: &[u8], format: &'static str) -> Result<Extracted, Malformed> {
-    let mut out = UnitText::default();
+    let mut out = UnitText::new(format);
     for (i, entry) in MessageIterator::new(Cursor::new(bytes)).enumerate() {
         let entry = entry.map_err(|err| malformed(format, err.to_string()))?;
         let text = message_text(entry.contents())
             .ok_or_else(|| malformed(format, format!("message {} does not parse", i + 1)))?;
-        out.push(format!("message {}", i + 1), &text);
+        out.push(format!("message {}", i + 1), &text)?;
     }
     Ok(out.finish())
 }

@@ -47,6 +47,8 @@ pub struct Unit {
     pub scope: String,
 }
 
+use crate::source_file::MAX_SOURCE_BYTES;
+
 /// A format this feature reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -165,19 +167,29 @@ pub fn extract(format: Format, bytes: &[u8]) -> Result<Extracted, Malformed> {
     }
 }
 
-/// Builds a document's text unit by unit, units separated by a blank line.
-#[derive(Default)]
+/// Builds a document's text unit by unit, units separated by a blank line, at most
+/// [`MAX_SOURCE_BYTES`] of it.
 struct UnitText {
     text: String,
     units: Vec<Unit>,
+    format: &'static str,
 }
 
 impl UnitText {
-    /// Appends a unit; empty ones are left out.
-    fn push(&mut self, scope: String, body: &str) {
+    fn new(format: &'static str) -> Self {
+        Self {
+            text: String::new(),
+            units: Vec::new(),
+            format,
+        }
+    }
+
+    /// Appends a unit (empty ones are left out), or fails when the text passes
+    /// [`MAX_SOURCE_BYTES`].
+    fn push(&mut self, scope: String, body: &str) -> Result<(), Malformed> {
         let body = body.trim();
         if body.is_empty() {
-            return;
+            return Ok(());
         }
         if !self.text.is_empty() {
             self.text.push_str("\n\n");
@@ -189,11 +201,13 @@ impl UnitText {
             end: self.text.len(),
             scope,
         });
-    }
-
-    /// The text built so far, in bytes.
-    fn len(&self) -> usize {
-        self.text.len()
+        if self.text.len() > MAX_SOURCE_BYTES as usize {
+            return Err(archive::malformed(
+                self.format,
+                format!("its text is larger than {} MiB", MAX_SOURCE_BYTES >> 20),
+            ));
+        }
+        Ok(())
     }
 
     fn finish(self) -> Extracted {

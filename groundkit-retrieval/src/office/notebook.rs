@@ -37,13 +37,13 @@ impl Default for Source {
 pub(super) fn cells(bytes: &[u8], format: &'static str) -> Result<Extracted, Malformed> {
     let notebook: Notebook =
         serde_json::from_slice(bytes).map_err(|err| malformed(format, err.to_string()))?;
-    let mut out = UnitText::default();
+    let mut out = UnitText::new(format);
     for (i, cell) in notebook.cells.iter().enumerate() {
         let source = match &cell.source {
             Source::Text(text) => text.clone(),
             Source::Lines(lines) => lines.concat(),
         };
-        out.push(format!("cell {} ({})", i + 1, cell.cell_type), &source);
+        out.push(format!("cell {} ({})", i + 1, cell.cell_type), &source)?;
     }
     Ok(out.finish())
 }

@@ -67,11 +67,11 @@ pub(super) fn xlsx(bytes: &[u8], format: &'static str) -> Result<Extracted, Malf
     drop(Archive::open(bytes, format)?);
     let fail = |err: calamine::XlsxError| malformed(format, err.to_string());
     let mut workbook = Xlsx::new(Cursor::new(bytes)).map_err(fail)?;
-    let mut out = UnitText::default();
+    let mut out = UnitText::new(format);
     let mut budget = Budget::new();
     for name in workbook.sheet_names() {
         let rows = sheet_rows(&mut workbook, &name, &mut budget, format)?;
-        push_blocks(&mut out, &name, &rows, format)?;
+        push_blocks(&mut out, &name, &rows)?;
     }
     Ok(out.finish())
 }
@@ -110,19 +110,14 @@ fn sheet_rows(
 }
 
 /// Appends a sheet's blocks of rows, each below the header row.
-fn push_blocks(
-    out: &mut UnitText,
-    sheet: &str,
-    rows: &[Row],
-    format: &'static str,
-) -> Result<(), Malformed> {
+fn push_blocks(out: &mut UnitText, sheet: &str, rows: &[Row]) -> Result<(), Malformed> {
     let Some((header, body)) = rows.split_first() else {
         return Ok(());
     };
     let header_line = line(&header.1);
     let first_row = header.0 + 1;
     if body.is_empty() {
-        out.push(format!("sheet {sheet}, row {first_row}"), &header_line);
+        out.push(format!("sheet {sheet}, row {first_row}"), &header_line)?;
     }
     for block in body.chunks(ROWS_PER_BLOCK) {
         let mut text = header_line.clone();
@@ -131,16 +126,7 @@ fn push_blocks(
             text.push_str(&line(cells));
         }
         let (from, to) = (block[0].0 + 1, block[block.len() - 1].0 + 1);
-        out.push(format!("sheet {sheet}, rows {from}-{to}"), &text);
-        if out.len() > MAX_SOURCE_BYTES as usize {
-            return Err(malformed(
-                format,
-                format!(
-                    "the workbook's text is larger than {} MiB",
-                    MAX_SOURCE_BYTES >> 20
-                ),
-            ));
-        }
+        out.push(format!("sheet {sheet}, rows {from}-{to}"), &text)?;
     }
     Ok(())
 }

@@ -2,8 +2,8 @@
 //! documents, workbooks, notebooks, mail and books (made by their real producers,
 //! `tests/fixtures/office/make.py`) read as `extracted` sources whose chunks `fetch_chunk` verifies by re-extracting.
 //! A hostile file (a zip bomb, by size or by ratio, a zip lying about its sizes, XML nested
-//! without end or declaring entities, a workbook sharing one long string among many cells, JSON
-//! nested without end) fails alone, with its reason, in bounded time.
+//! without end or declaring entities, a workbook sharing one long string among many cells, a
+//! book whose spine names one chapter again and again, JSON nested without end) fails alone, with its reason, in bounded time.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -239,6 +239,7 @@ fn each_hostile_file_fails_alone_with_its_reason_in_bounded_time() {
         ("liar.docx", "larger than its declared uncompressed size"),
         ("ratio.docx", "expands more than 200 times"),
         ("shared.xlsx", "text is larger than 64 MiB"),
+        ("echo.epub", "its text is larger than 64 MiB"),
         ("deep.docx", "nested deeper than 256 elements"),
         ("entity.docx", "declares entities"),
         ("deep.ipynb", "recursion limit"),
