@@ -49,6 +49,10 @@ pub enum ExtractError {
 /// `Ok(None)` when this build has no extractor of that identity, which makes verification
 /// `unresolvable` rather than a guess.
 pub fn rerun(extractor: &str, bytes: &[u8]) -> Result<Option<String>, ExtractError> {
+    #[cfg(feature = "office")]
+    if let Some(format) = crate::office::Format::from_extractor(extractor) {
+        return Ok(Some(crate::office::extract(format, bytes)?.text));
+    }
     match extractor {
         HTML_EXTRACTOR => html_to_text(bytes).map(Some),
         #[cfg(feature = "extract-pdf")]
@@ -283,6 +287,16 @@ fn record_with_id(line: &[u8], id: &str) -> Option<BeirRecord> {
     serde_json::from_slice::<BeirRecord>(line)
         .ok()
         .filter(|record| record.id == id)
+}
+
+#[cfg(feature = "office")]
+impl From<crate::office::Malformed> for ExtractError {
+    fn from(err: crate::office::Malformed) -> Self {
+        ExtractError::Malformed {
+            format: err.format,
+            reason: err.reason,
+        }
+    }
 }
 
 impl From<ReadError> for ExtractError {

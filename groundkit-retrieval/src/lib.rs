@@ -70,7 +70,8 @@
 //! the handle, lies inside the root), then opened for reading through that handle, non-blocking,
 //! and read only from the opened file, at most [`source_file::MAX_SOURCE_BYTES`] at a time.
 //! `fetch_chunk` reads only the cited byte range of a `text` source or snapshot and only the
-//! record's line of a BEIR corpus; it reads a whole file only to re-run an HTML or PDF extractor.
+//! record's line of a BEIR corpus; it reads a whole file only to re-run an HTML, PDF or office
+//! extractor.
 //!
 //! # Chunk ids across generations
 //!
@@ -122,6 +123,8 @@ pub mod chunk;
 pub mod code;
 #[cfg(feature = "ingest")]
 pub mod ingest;
+#[cfg(feature = "office")]
+pub mod office;
 #[cfg(feature = "fetch-url")]
 mod snapshot_fetch;
 

@@ -50,8 +50,8 @@ pub enum SourceKind {
 const UNPARSED_EXTENSIONS: &[&str] = &[
     "kt", "kts", "swift", "scala", "sc", "lua", "pl", "pm", "r", "hs", "ml", "mli", "ex", "exs",
     "erl", "clj", "cljs", "dart", "zig", "nim", "jl", "sql", "groovy", "gradle", "vue", "svelte",
-    "css", "scss", "less", "m", "mm", "fs", "vb", "ps1", "proto", "json", "yaml", "yml", "toml",
-    "ini", "cfg", "xml", "cmake", "mk",
+    "css", "scss", "less", "m", "mm", "fs", "vb", "ps1", "proto", "ini", "cfg", "xml", "cmake",
+    "mk",
 ];
 
 /// Whole file names that are source code without a telling extension.

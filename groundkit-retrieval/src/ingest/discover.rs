@@ -15,10 +15,16 @@ use crate::code::{self, skip::SkipReason};
 use crate::ingest::{IngestOptions, InputFormat};
 
 /// Why a named file of an unknown kind is refused.
-#[cfg(feature = "code")]
-const UNSUPPORTED: &str = "unsupported file type (expected .txt, .md, .html, .pdf or source code)";
-#[cfg(not(feature = "code"))]
-const UNSUPPORTED: &str = "unsupported file type (expected .txt, .md, .html or .pdf)";
+const UNSUPPORTED: &str =
+    "unsupported file type: not a document format or source code this build reads";
+
+/// Extensions of plain-text formats, read as `text` sources: prose and markup (Markdown,
+/// reStructuredText, AsciiDoc, Org, LaTeX) and data kept as text (JSON, YAML, TOML, CSV). They
+/// are documents, not source code, whether or not the `code` feature is on.
+const TEXT_EXTENSIONS: &[&str] = &[
+    "txt", "text", "md", "markdown", "rst", "adoc", "asciidoc", "org", "tex", "json", "yaml",
+    "yml", "toml", "csv",
+];
 
 /// One source found by discovery.
 pub(super) enum Item {
@@ -56,6 +62,9 @@ pub(super) enum FileKind {
     Text,
     Html,
     Pdf,
+    /// An office document, workbook, notebook, mailbox or book.
+    #[cfg(feature = "office")]
+    Office(crate::office::Format),
 }
 
 /// How a candidate file is read.
@@ -71,8 +80,15 @@ fn file_kind(path: &Path) -> Option<Kind> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
+    #[cfg(feature = "office")]
+    if let Some(format) = ext
+        .as_deref()
+        .and_then(crate::office::Format::from_extension)
+    {
+        return Some(Kind::Document(FileKind::Office(format)));
+    }
     let kind = match ext.as_deref() {
-        Some("txt" | "md" | "markdown" | "text") => FileKind::Text,
+        Some(ext) if TEXT_EXTENSIONS.contains(&ext) => FileKind::Text,
         Some("html" | "htm" | "xhtml") => FileKind::Html,
         Some("pdf") => FileKind::Pdf,
         #[cfg(feature = "code")]

@@ -36,9 +36,10 @@ pub use crate::DEFAULT_SUPERSEDED_RETENTION;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InputFormat {
-    /// Files and directories: `.txt`/`.md` as text, `.html`/`.htm`/`.pdf` extracted, source
-    /// code (with the `code` feature) as text chunked at its definitions; `http://` URLs as
-    /// snapshots.
+    /// Files and directories: text, Markdown and the other plain-text formats as text,
+    /// `.html`/`.htm`/`.pdf` extracted, office documents, workbooks, notebooks, mail and books
+    /// (with the `office` feature) extracted along their units, source code (with the `code`
+    /// feature) as text chunked at its definitions; `http://` URLs as snapshots.
     #[default]
     Files,
     /// BEIR `corpus.jsonl` files (or directories holding one): one document per record, the

@@ -2,15 +2,19 @@
 //!
 //! Files are opened once inside the base directory and read from that handle
 //! (`source_file::open_within`), at most [`MAX_SOURCE_BYTES`] of them; a BEIR corpus is read line
-//! by line, each line at most that long. A source-code file (the `code` feature) is judged on
-//! its bytes first (`code::skip`), then chunked at its definitions, or as text when its language
-//! has no grammar or its grammar cannot parse it.
+//! by line, each line at most that long. An office document, workbook, notebook, mailbox or book
+//! (the `office` feature) is extracted, and each of its units (a slide, a block of rows, a cell,
+//! a message, a section) made one chunk, or cut by the text chunker when larger. A source-code
+//! file (the `code` feature) is judged on its bytes first (`code::skip`), then chunked at its
+//! definitions, or as text when its language has no grammar or its grammar cannot parse it.
 
 use std::io::BufReader;
 use std::path::Path;
 #[cfg(feature = "fetch-url")]
 use std::time::Duration;
 
+#[cfg(feature = "office")]
+use crate::chunk::Span;
 #[cfg(feature = "fetch-url")]
 use crate::collection::CollectionPaths;
 use crate::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
@@ -83,9 +87,15 @@ pub(super) fn ingest_file(
         FileKind::Pdf => (SourceClass::Extracted, Some(extract::PDF_EXTRACTOR)),
         #[cfg(not(feature = "extract-pdf"))]
         FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+        #[cfg(feature = "office")]
+        FileKind::Office(format) => (SourceClass::Extracted, Some(format.extractor())),
     };
     let hash = super::sha256_hex(&[extractor.unwrap_or("").as_bytes(), &bytes]);
+    #[cfg(feature = "office")]
+    let max_bytes = writer.max_chunk_bytes();
     writer.write_if_changed(rel, hash, |hash| {
+        #[cfg_attr(not(feature = "office"), allow(unused_mut))]
+        let mut chunks = None;
         let text = match kind {
             FileKind::Text => String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
             FileKind::Html => extract::html_to_text(&bytes)?,
@@ -93,6 +103,15 @@ pub(super) fn ingest_file(
             FileKind::Pdf => extract::pdf_to_text(&bytes)?,
             #[cfg(not(feature = "extract-pdf"))]
             FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
+            #[cfg(feature = "office")]
+            FileKind::Office(format) => {
+                let doc = crate::office::extract(format, &bytes).map_err(ExtractError::from)?;
+                chunks = doc
+                    .units
+                    .as_deref()
+                    .map(|units| unit_chunks(&doc.text, units, max_bytes));
+                doc.text
+            }
         };
         if text.trim().is_empty() {
             return Err(FileError::Skip("contains no text".into()));
@@ -106,9 +125,29 @@ pub(super) fn ingest_file(
             record_offset: None,
             hash,
             text,
-            code_chunks: None,
+            chunks,
         })
     })
+}
+
+/// The chunks of an extracted document's `units`: each unit one chunk, a unit larger than
+/// `max_bytes` cut by the text chunker, every chunk with its unit's scope.
+#[cfg(feature = "office")]
+fn unit_chunks(text: &str, units: &[crate::office::Unit], max_bytes: usize) -> Vec<Span> {
+    let mut spans = Vec::with_capacity(units.len());
+    for unit in units {
+        let body = &text[unit.start..unit.end];
+        spans.extend(
+            crate::chunk::text_chunks(body, max_bytes)
+                .into_iter()
+                .map(|span| Span {
+                    start: unit.start + span.start,
+                    end: unit.start + span.end,
+                    scope: unit.scope.clone(),
+                }),
+        );
+    }
+    spans
 }
 
 /// Reads a source-code file holding `bytes` as a `text` source: skipped when it is not source
@@ -164,7 +203,7 @@ pub(super) fn ingest_code(
             record_offset: None,
             hash,
             text,
-            code_chunks: Some(chunks),
+            chunks: Some(chunks),
         })
     })?;
     if let Some(chunking) = chunking {
@@ -213,7 +252,7 @@ pub(super) fn ingest_url(
             record_offset: None,
             hash,
             text: fetched.text,
-            code_chunks: None,
+            chunks: None,
         })
     })
 }
@@ -301,7 +340,7 @@ pub(super) fn ingest_beir(
                 record_offset: Some(offset),
                 hash,
                 text,
-                code_chunks: None,
+                chunks: None,
             })
         })?;
         writer.count(&change);

@@ -10,7 +10,7 @@ mod lines;
 
 use rusqlite::Connection;
 
-use crate::chunk::{LineIndex, Span, text_chunks};
+use crate::chunk::{LineIndex, Span, is_code, text_chunks};
 use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
 use crate::ingest::ledger::Ledger;
@@ -34,9 +34,9 @@ pub(super) struct Prepared {
     pub(super) record_offset: Option<u64>,
     pub(super) hash: String,
     pub(super) text: String,
-    /// A source file's chunks, already cut (with their scopes) by the code chunker; `None` cuts
-    /// `text` with the text chunker.
-    pub(super) code_chunks: Option<Vec<Span>>,
+    /// The document's chunks, already cut (with their scopes) by the code chunker or along the
+    /// units of an extracted document; `None` cuts `text` with the text chunker.
+    pub(super) chunks: Option<Vec<Span>>,
 }
 
 pub(super) enum Change {
@@ -228,9 +228,9 @@ impl<'a> Writer<'a> {
 
     /// Chunks and writes a document the store does not hold with this content.
     fn write(&mut self, doc: Prepared, replacing: bool) -> Result<Change, Error> {
-        let code = doc.code_chunks.is_some();
+        let code = is_code(doc.extractor);
         let spans = doc
-            .code_chunks
+            .chunks
             .unwrap_or_else(|| text_chunks(&doc.text, self.max_chunk_bytes));
         let chunk_ids: Vec<String> = spans
             .iter()
@@ -348,7 +348,7 @@ impl<'a> Writer<'a> {
     }
 
     /// The largest chunk, in bytes.
-    #[cfg(feature = "code")]
+    #[cfg(any(feature = "code", feature = "office"))]
     pub(super) fn max_chunk_bytes(&self) -> usize {
         self.max_chunk_bytes
     }

@@ -54,6 +54,12 @@
 //!   (`code::every_language_is_cut_at_its_definitions_with_doc_comments_and_scopes`,
 //!   `code::identifiers_are_found_by_their_parts_and_as_a_whole`,
 //!   `code::files_that_are_not_source_are_skipped_and_counted_by_reason`).
+//! - The document formats a team keeps are read, searchable and verified, and a hostile file
+//!   fails alone with its reason in bounded time: `formats.rs`
+//!   (`formats::plain_text_formats_are_text_sources_verified_byte_for_byte`,
+//!   `formats::office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verified`,
+//!   `formats::a_changed_office_document_drifts`,
+//!   `formats::each_hostile_file_fails_alone_with_its_reason_in_bounded_time`).
 //!
 //! Exact lexical ranking is checked by unit tests in groundkit-retrieval (`lexical::top`,
 //! `lexical::maxima`).
@@ -64,6 +70,7 @@ mod cli;
 mod code;
 mod crash;
 mod dense;
+mod formats;
 mod generations;
 mod graph;
 mod hostile;
