@@ -7,6 +7,7 @@
 #![allow(unsafe_code)]
 
 /// glibc's default threshold, made fixed (setting it turns the raising off).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 const MMAP_THRESHOLD: libc::c_int = 128 * 1024;
 
 /// Fixes the allocator's mapping threshold; a no-op where the allocator is not glibc's.

@@ -139,7 +139,7 @@ impl RerankArgs {
         tracing::info!(
             model = reranker.model(),
             depth = self.rerank_depth,
-            "reranker ready"
+            "reranker configured"
         );
         Ok(Some(Reranking {
             reranker,
