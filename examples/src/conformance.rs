@@ -1,18 +1,19 @@
-//! The fixture tools and resources the official MCP conformance suite's `tools-call-*` and
-//! `resources-*` scenarios call by name.
+//! The fixture tools, resources and prompts the official MCP conformance suite's `tools-call-*`,
+//! `resources-*`, `prompts-*` and `completion-complete` scenarios call by name.
 //!
 //! Only the scenarios a read-only server can honour have a tool here: a text result, a tool
-//! error, and progress notifications; and the resources `resources-read-text`,
-//! `resources-read-binary` and `resources-templates-read` read. The others (image, audio and embedded-resource content,
-//! logging, sampling, elicitation) need content types or server-to-client requests that
-//! groundkit tools do not produce; `tests/clients/conformance-expected-failures.yml` says why
-//! for each.
+//! error, and progress notifications; the resources `resources-read-text`,
+//! `resources-read-binary` and `resources-templates-read` read; the four prompts of the
+//! `prompts-get-*` scenarios, and a completer of `test_prompt_with_arguments`'s `arg1`. The
+//! others (tools answering image, audio and embedded-resource content, logging, sampling,
+//! elicitation) need content types or server-to-client requests that groundkit tools do not
+//! produce; `tests/clients/conformance-expected-failures.yml` says why for each.
 
 use std::time::Duration;
 
 use garde::Validate;
 use groundkit_core::progress;
-use groundkit_core::{Content, Error, resource, tool};
+use groundkit_core::{Block, Completion, Content, Error, Message, prompt, resource, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -129,4 +130,83 @@ pub async fn template_data(
         id: params.id,
         template_test: true,
     })
+}
+
+/// A prompt without arguments (conformance scenario `prompts-get-simple`).
+#[prompt(read_only)]
+pub async fn test_simple_prompt(_ctx: &ConformanceContext) -> Result<Vec<Message>, Error> {
+    Ok(vec![Message::user("This is a simple prompt for testing.")])
+}
+
+/// The two arguments of `test_prompt_with_arguments`.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct TwoArguments {
+    /// First test argument.
+    #[garde(length(chars, max = 256))]
+    pub arg1: String,
+    /// Second test argument.
+    #[garde(length(chars, max = 256))]
+    pub arg2: String,
+}
+
+/// A prompt that repeats its arguments (conformance scenarios `prompts-get-with-args` and
+/// `completion-complete`).
+#[prompt(read_only, complete(arg1 = words))]
+pub async fn test_prompt_with_arguments(
+    _ctx: &ConformanceContext,
+    arguments: TwoArguments,
+) -> Result<Vec<Message>, Error> {
+    Ok(vec![Message::user(format!(
+        "Prompt with arguments: arg1='{}', arg2='{}'",
+        arguments.arg1, arguments.arg2
+    ))])
+}
+
+/// Values offered for `arg1`.
+pub async fn words(
+    _ctx: &ConformanceContext,
+    _completion: Completion,
+) -> Result<Vec<String>, Error> {
+    Ok(["paris", "park", "party", "test", "testing"]
+        .map(String::from)
+        .to_vec())
+}
+
+/// The resource `test_prompt_with_embedded_resource` embeds.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct EmbedArguments {
+    /// URI of the resource to embed.
+    #[serde(rename = "resourceUri")]
+    #[garde(length(chars, min = 1, max = 256))]
+    pub resource_uri: String,
+}
+
+/// A prompt holding an embedded resource (conformance scenario `prompts-get-embedded-resource`).
+#[prompt(read_only)]
+pub async fn test_prompt_with_embedded_resource(
+    _ctx: &ConformanceContext,
+    arguments: EmbedArguments,
+) -> Result<Vec<Message>, Error> {
+    Ok(vec![
+        Message::user_block(Block::Resource {
+            uri: arguments.resource_uri,
+            mime_type: "text/plain".into(),
+            content: Content::Text("Embedded resource content for testing.".into()),
+        }),
+        Message::user("Please process the embedded resource above."),
+    ])
+}
+
+/// A prompt holding an image (conformance scenario `prompts-get-with-image`).
+#[prompt(read_only)]
+pub async fn test_prompt_with_image(_ctx: &ConformanceContext) -> Result<Vec<Message>, Error> {
+    Ok(vec![
+        Message::user_block(Block::Image {
+            data: PNG_1X1.to_vec(),
+            mime_type: "image/png".into(),
+        }),
+        Message::user("Please analyze the image above."),
+    ])
 }

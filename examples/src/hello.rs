@@ -1,10 +1,11 @@
 //! Greetings and text statistics: a tool set that proves groundkit is a framework, with a
-//! static resource (the languages, as text) and a resource template (a greeting, as text).
+//! static resource (the languages, as text), a resource template (a greeting, as text), a
+//! prompt (a greeting card to write), and a completer of language codes for both.
 
 use std::collections::BTreeMap;
 
 use garde::Validate;
-use groundkit_core::{Content, Error, resource, tool};
+use groundkit_core::{Completion, Content, Error, Message, prompt, resource, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -115,11 +116,64 @@ pub async fn languages(ctx: &HelloContext) -> Result<Content, Error> {
     read_only,
     uri = "hello://greetings/{language}/{name}",
     mime_type = "text/plain",
+    complete(language = language_codes),
     title = "A greeting",
     icon = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjciLz48L3N2Zz4="
 )]
 pub async fn greeting(ctx: &HelloContext, params: GreetRequest) -> Result<Content, Error> {
     Ok(Content::Text(greet(ctx, params).await?.message))
+}
+
+/// The codes of the languages the server greets in (completes a `language` argument).
+pub async fn language_codes(
+    ctx: &HelloContext,
+    _completion: Completion,
+) -> Result<Vec<String>, Error> {
+    Ok(ctx
+        .languages
+        .keys()
+        .map(|code| (*code).to_owned())
+        .collect())
+}
+
+/// What the greeting card is for.
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct CardArguments {
+    /// ISO 639-1 code of the language to greet in.
+    #[garde(length(chars, min = 2, max = 3), pattern(r"^[a-z]+$"))]
+    pub language: String,
+    /// Who the card is for.
+    #[garde(length(chars, min = 1, max = 64))]
+    pub name: String,
+    /// The occasion, if there is one.
+    #[garde(inner(length(chars, min = 1, max = 64)))]
+    pub occasion: Option<String>,
+}
+
+/// Ask for a two-line greeting card that opens with the server's greeting.
+#[prompt(
+    read_only,
+    title = "Write a greeting card",
+    complete(language = language_codes)
+)]
+pub async fn greeting_card(
+    ctx: &HelloContext,
+    arguments: CardArguments,
+) -> Result<Vec<Message>, Error> {
+    let request = GreetRequest {
+        language: arguments.language,
+        name: arguments.name,
+    };
+    let greeting = greet(ctx, request).await?;
+    let occasion = arguments
+        .occasion
+        .map(|o| format!(" for {o}"))
+        .unwrap_or_default();
+    Ok(vec![Message::user(format!(
+        "Write a two-line greeting card{occasion} in {}. Open it with \"{}\".",
+        greeting.language.name, greeting.message
+    ))])
 }
 
 /// `list_languages` takes no arguments.

@@ -1,4 +1,4 @@
-//! What `#[tool]` and `#[resource]` expansions call. Not public API: paths here change without notice.
+//! What `#[tool]`, `#[resource]` and `#[prompt]` expansions call. Not public API: paths here change without notice.
 //!
 //! Generated code names everything through `::groundkit_core::__private` (or the path given with
 //! `crate = ...`), so it never depends on what the user's crate imports or shadows.
@@ -8,8 +8,11 @@ pub use ::linkme;
 pub use ::serde_json;
 pub use ::std;
 
+pub use crate::call::RequestContext;
+pub use crate::complete::{CompleteHandler, Completer, Completion};
 pub use crate::error::Error;
-pub use crate::registry::{RESOURCES, TOOLS};
+pub use crate::prompt::{Message, PromptHandler, PromptParts, PromptSpec};
+pub use crate::registry::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::resource::{
     Content, ResourceHandler, ResourceParts, ResourceSpec, Segment, UriTemplate,
 };
@@ -82,6 +85,43 @@ impl<E: Into<Error>> ResourceReturn for Result<Content, E> {
     }
 }
 
+/// What a prompt function returns: `Result<Vec<Message>, E>` with `E: Into<groundkit_core::Error>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt return type",
+    label = "a prompt must return `Result<Vec<groundkit_core::Message>, E>`",
+    note = "`E` must convert into `groundkit_core::Error`; `Message::user(text)` is a text message from the user"
+)]
+pub trait PromptReturn {
+    /// Into the stack's error type.
+    fn into_messages(self) -> Result<Vec<Message>, Error>;
+}
+
+impl<E: Into<Error>> PromptReturn for Result<Vec<Message>, E> {
+    fn into_messages(self) -> Result<Vec<Message>, Error> {
+        self.map_err(Into::into)
+    }
+}
+
+/// Compile-time check that a type can be a prompt's return type.
+pub const fn assert_prompt_return<T: PromptReturn>() {}
+
+/// What a completer returns: `Result<Vec<String>, E>` with `E: Into<groundkit_core::Error>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a completer's return type",
+    label = "a completer must return `Result<Vec<String>, E>`",
+    note = "a completer is `async fn(ctx: &Context, completion: groundkit_core::Completion) -> Result<Vec<String>, E>`"
+)]
+pub trait CompleterReturn {
+    /// Into the stack's error type.
+    fn into_values(self) -> Result<Vec<String>, Error>;
+}
+
+impl<E: Into<Error>> CompleterReturn for Result<Vec<String>, E> {
+    fn into_values(self) -> Result<Vec<String>, Error> {
+        self.map_err(Into::into)
+    }
+}
+
 /// Compile-time check that a type can be a resource's return type.
 pub const fn assert_resource_return<T: ResourceReturn>() {}
 
@@ -101,6 +141,18 @@ impl PathParam for String {}
 
 /// Compile-time check that a request field can be filled from a path segment.
 pub fn path_param<T: PathParam + ?Sized>(_: &T) {}
+
+/// The request context a function may take as its last argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not groundkit's request context",
+    label = "a last argument named `RequestContext` must be `groundkit_core::RequestContext`",
+    note = "take `call: groundkit_core::RequestContext` (by value) to see the request id, transport, deadline and cancellation"
+)]
+pub trait IsRequestContext {}
+impl IsRequestContext for RequestContext {}
+
+/// Compile-time check that a type is the request context.
+pub const fn assert_request_context<T: IsRequestContext>() {}
 
 /// Compile-time check that a type can be a tool context.
 pub const fn assert_context<T: Context + ?Sized>() {}

@@ -5,9 +5,10 @@
 //! It is computed from exactly what a client sees: for each tool its name, effect,
 //! `inputSchema` and `outputSchema` as `tools/list` gives them; for each resource its name,
 //! effect, URI or URI template and MIME type as `resources/list` and
-//! `resources/templates/list` give them. Each operation is the JSON object
-//! `{"kind": "tool" | "resource", "name", "effect", ...}` with those members (`uri` and
-//! `mimeType` for a resource); the objects, ordered by kind then name, form an array, written
+//! `resources/templates/list` give them; for each prompt its name, effect and arguments (each
+//! `{"name", "required"}`, in order) as `prompts/list` gives them. Each operation is the JSON
+//! object `{"kind": "tool" | "resource" | "prompt", "name", "effect", ...}` with those members
+//! (`uri` and `mimeType` for a resource, `arguments` for a prompt); the objects, ordered by kind then name, form an array, written
 //! as canonical JSON (object members sorted by key, recursively, no white space, strings and
 //! numbers as `serde_json` writes them); the digest is `sha256:` and the lower-case hex of the
 //! SHA-256 of those bytes. Descriptions and titles are left out: they are prose, and may be
@@ -57,6 +58,19 @@ impl<Ctx> Registry<Ctx> {
                 "mimeType": spec.mime_type(),
             });
             operations.push(("resource", spec.name(), resource));
+        }
+        for spec in self.prompts() {
+            let prompt = json!({
+                "kind": "prompt",
+                "name": spec.name(),
+                "effect": spec.side_effect().as_str(),
+                "arguments": spec
+                    .arguments()
+                    .into_iter()
+                    .map(|a| json!({ "name": a.name, "required": a.required }))
+                    .collect::<Vec<_>>(),
+            });
+            operations.push(("prompt", spec.name(), prompt));
         }
         operations.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let mut bytes = String::from("[");

@@ -217,6 +217,14 @@ impl Error {
         }
     }
 
+    /// `resource` (`"book"`, `"language"`) named `id` does not exist.
+    pub fn not_found(resource: &'static str, id: impl Into<String>) -> Self {
+        Error::NotFound {
+            resource,
+            id: id.into(),
+        }
+    }
+
     /// An internal failure (logged, never rendered).
     pub fn internal(message: impl Into<String>) -> Self {
         Error::Internal {

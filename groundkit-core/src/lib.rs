@@ -9,10 +9,14 @@
 //! method and path, the statuses of its OpenAPI entry): no JSON-RPC code, no server, no path a
 //! server reserves. groundkit-server maps errors onto its transports and reserves its own paths.
 
+pub mod call;
+pub mod complete;
 pub mod digest;
 pub mod error;
+pub mod intercept;
 pub mod openapi;
 pub mod progress;
+pub mod prompt;
 pub mod registry;
 pub mod request;
 pub mod resource;
@@ -22,8 +26,12 @@ pub mod tool;
 #[doc(hidden)]
 pub mod __private;
 
+pub use call::{Cancellation, Identity, RequestContext, Transport};
+pub use complete::{Completion, Completions};
 pub use error::Error;
-pub use groundkit_macros::{resource, tool};
+pub use groundkit_macros::{prompt, resource, tool};
+pub use intercept::{Answer, Interceptor, Invocation, Next};
+pub use prompt::{Block, Message, PromptSpec, Role};
 pub use registry::{Registry, RegistryError};
 pub use resource::{Content, ResourceSpec};
 pub use tool::{HttpMethod, SideEffect, ToolSpec};

@@ -1,5 +1,7 @@
 //! OpenAPI 3.1 description of a registry's REST surface, from the same specs and schemas: a
-//! tool's route, and a resource's `GET` route whose `200` is its content under its MIME type.
+//! tool's route, a resource's `GET` route whose `200` is its content under its MIME type, and a
+//! prompt's `POST` route whose body is its arguments and whose `200` is its messages
+//! (`PromptMessages`).
 //!
 //! OpenAPI 3.1 uses JSON Schema 2020-12, so the tool schemas go in unchanged, except that named
 //! types (a tool's request body and response, and every type they contain) are written once under
@@ -25,6 +27,16 @@ pub struct ApiInfo {
     pub title: String,
     /// API version.
     pub version: String,
+}
+
+impl ApiInfo {
+    /// Title and version.
+    pub fn new(title: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            title: title.into(),
+            version: version.into(),
+        }
+    }
 }
 
 /// One error status a route can answer with, and the `kind`s it carries.
@@ -67,7 +79,7 @@ impl ErrorStatuses {
     }
 }
 
-/// The OpenAPI 3.1 document for every tool and resource in `registry`, each route declaring
+/// The OpenAPI 3.1 document for every tool, resource and prompt in `registry`, each route declaring
 /// the error statuses `errors` gives its method.
 pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorStatuses) -> Value {
     let mut paths = Map::new();
@@ -106,6 +118,27 @@ pub fn document<Ctx>(registry: &Registry<Ctx>, info: &ApiInfo, errors: &ErrorSta
         let ok = json!({
             "description": format!("The content of the resource `{}`.", spec.uri().template),
             "content": {spec.mime_type(): {}},
+        });
+        operation.insert("responses".into(), responses(ok, route.method, errors));
+        add(&mut paths, route.path, route.method, operation);
+    }
+    for spec in registry.prompts() {
+        let route = spec.route();
+        let arguments = spec.arguments_schema();
+        let mut operation = operation(*spec, &arguments);
+        operation.insert(
+            "requestBody".into(),
+            json!({
+                "required": true,
+                "content": {"application/json": {"schema": named(arguments, &mut components)}},
+            }),
+        );
+        components
+            .entry("PromptMessages")
+            .or_insert_with(crate::prompt::rendered_schema);
+        let ok = json!({
+            "description": "The prompt's messages.",
+            "content": {"application/json": {"schema": reference("PromptMessages")}},
         });
         operation.insert("responses".into(), responses(ok, route.method, errors));
         add(&mut paths, route.path, route.method, operation);

@@ -1,17 +1,20 @@
-//! Scoped registries: the tools and resources of one context type, checked once when built.
+//! Scoped registries: the tools, resources and prompts of one context type, checked once when
+//! built.
 //!
-//! `#[tool]` puts every spec into one link-time slice ([`TOOLS`]), `#[resource]` into another
-//! ([`RESOURCES`]). A binary may link several tool sets, so a [`Registry`] never serves
+//! `#[tool]` puts every spec into one link-time slice ([`TOOLS`]), `#[resource]` and `#[prompt]`
+//! each into another ([`RESOURCES`], [`PROMPTS`]). A binary may link several tool sets, so a [`Registry`] never serves
 //! "everything linked in": it keeps only the specs whose context type is `Ctx`. Building it
-//! checks what the compiler could not: unique names, routes (tools' and resources' together)
+//! checks what the compiler could not: unique names, routes (tools', resources' and prompts'
+//! together)
 //! that do not collide with each other or with a path a linked transport serves itself
 //! ([`RESERVED_PATHS`]), path parameters that are fields of the request type, GET routes whose
-//! every argument is a path parameter, object-rooted schemas, and URI templates no URI could
-//! match twice. Transports iterate a registry and nothing else.
+//! every argument is a path parameter, object-rooted schemas, URI templates no URI could
+//! match twice, and prompt arguments that are text. Transports iterate a registry and nothing else.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::marker::PhantomData;
 
+use crate::prompt::{self, PromptSpec};
 use crate::resource::ResourceSpec;
 use crate::tool::{HttpMethod, RestRoute, ToolSpec};
 
@@ -22,6 +25,10 @@ pub static TOOLS: [ToolSpec];
 /// Every spec `#[resource]` emitted in the linked binary, across all context types.
 #[linkme::distributed_slice]
 pub static RESOURCES: [ResourceSpec];
+
+/// Every spec `#[prompt]` emitted in the linked binary, across all context types.
+#[linkme::distributed_slice]
+pub static PROMPTS: [PromptSpec];
 
 /// Paths the linked transports serve themselves; no tool may claim them.
 ///
@@ -45,6 +52,24 @@ pub enum RegistryError {
     DuplicateResourceName {
         /// The shared name.
         name: String,
+    },
+    /// A prompt shares its name with another operation.
+    #[error(
+        "two operations are named `{name}`; a prompt's name must be unique among tools, resources and prompts"
+    )]
+    DuplicatePromptName {
+        /// The shared name.
+        name: String,
+    },
+    /// A prompt argument is not text.
+    #[error(
+        "prompt `{prompt}`: argument `{argument}` must be a `String` or an `Option<String>`; MCP gives prompt arguments as text"
+    )]
+    PromptArgumentNotText {
+        /// The prompt.
+        prompt: String,
+        /// The argument.
+        argument: String,
     },
     /// Two URI templates could match the same URI.
     #[error("resource URIs `{first}` and `{second}` could match the same URI")]
@@ -107,7 +132,7 @@ pub enum RegistryError {
     SchemaRoot {
         /// The tool or resource.
         tool: String,
-        /// "input", "output" or "parameters".
+        /// "input", "output", "parameters" or "arguments".
         which: &'static str,
     },
     /// The output can hold `null`: clients that map schemas onto a single-`type` dialect reject
@@ -123,11 +148,12 @@ pub enum RegistryError {
     },
 }
 
-/// The tools and resources served with context type `Ctx`, each in a deterministic (name)
-/// order.
+/// The tools, resources and prompts served with context type `Ctx`, each in a deterministic
+/// (name) order.
 pub struct Registry<Ctx> {
     tools: Vec<&'static ToolSpec>,
     resources: Vec<&'static ResourceSpec>,
+    prompts: Vec<&'static PromptSpec>,
     _context: PhantomData<fn(&Ctx)>,
 }
 
@@ -136,6 +162,7 @@ impl<Ctx> Clone for Registry<Ctx> {
         Self {
             tools: self.tools.clone(),
             resources: self.resources.clone(),
+            prompts: self.prompts.clone(),
             _context: PhantomData,
         }
     }
@@ -146,16 +173,18 @@ impl<Ctx> std::fmt::Debug for Registry<Ctx> {
         f.debug_list()
             .entries(self.tools.iter().map(|t| t.name()))
             .entries(self.resources.iter().map(|r| r.uri().template))
+            .entries(self.prompts.iter().map(|p| p.name()))
             .finish()
     }
 }
 
 impl<Ctx: Send + Sync + 'static> Registry<Ctx> {
-    /// The registry of every linked tool and resource whose context type is `Ctx`.
+    /// The registry of every linked tool, resource and prompt whose context type is `Ctx`.
     pub fn collect() -> Result<Self, RegistryError> {
-        Self::from_parts(
+        Self::from_operations(
             TOOLS.iter().filter(|spec| spec.serves::<Ctx>()),
             RESOURCES.iter().filter(|spec| spec.serves::<Ctx>()),
+            PROMPTS.iter().filter(|spec| spec.serves::<Ctx>()),
         )
     }
 
@@ -179,14 +208,35 @@ impl<Ctx: Send + Sync + 'static> Registry<Ctx> {
         tools: impl IntoIterator<Item = &'static ToolSpec>,
         resources: impl IntoIterator<Item = &'static ResourceSpec>,
     ) -> Result<Self, RegistryError> {
+        Self::from_operations(tools, resources, [])
+    }
+
+    /// A registry of exactly these tools, resources and prompts (each must be for context
+    /// `Ctx`).
+    ///
+    /// # Panics
+    ///
+    /// If a spec is for another context type: that is a programming error, not input.
+    pub fn from_operations(
+        tools: impl IntoIterator<Item = &'static ToolSpec>,
+        resources: impl IntoIterator<Item = &'static ResourceSpec>,
+        prompts: impl IntoIterator<Item = &'static PromptSpec>,
+    ) -> Result<Self, RegistryError> {
         let mut tools: Vec<&'static ToolSpec> = tools.into_iter().collect();
         let mut resources: Vec<&'static ResourceSpec> = resources.into_iter().collect();
+        let mut prompts: Vec<&'static PromptSpec> = prompts.into_iter().collect();
         let wrong_context = tools
             .iter()
             .filter(|spec| !spec.serves::<Ctx>())
             .map(|spec| (spec.name(), spec.context_name()))
             .chain(
                 resources
+                    .iter()
+                    .filter(|spec| !spec.serves::<Ctx>())
+                    .map(|spec| (spec.name(), spec.context_name())),
+            )
+            .chain(
+                prompts
                     .iter()
                     .filter(|spec| !spec.serves::<Ctx>())
                     .map(|spec| (spec.name(), spec.context_name())),
@@ -200,11 +250,14 @@ impl<Ctx: Send + Sync + 'static> Registry<Ctx> {
         }
         tools.sort_by_key(|spec| spec.name());
         resources.sort_by_key(|spec| spec.name());
+        prompts.sort_by_key(|spec| spec.name());
         check(&tools)?;
         check_resources(&tools, &resources)?;
+        check_prompts(&tools, &resources, &prompts)?;
         Ok(Self {
             tools,
             resources,
+            prompts,
             _context: PhantomData,
         })
     }
@@ -240,6 +293,34 @@ impl<Ctx> Registry<Ctx> {
             .find_map(|spec| spec.uri().matches(uri).map(|arguments| (*spec, arguments)))
     }
 
+    /// The prompts, ordered by name.
+    pub fn prompts(&self) -> &[&'static PromptSpec] {
+        &self.prompts
+    }
+
+    /// The prompt with this name.
+    pub fn prompt(&self, name: &str) -> Option<&'static PromptSpec> {
+        self.prompts
+            .iter()
+            .copied()
+            .find(|spec| spec.name() == name)
+    }
+
+    /// The resource whose URI template is exactly `template` (how a completion request names
+    /// the template whose variable it completes).
+    pub fn resource_template(&self, template: &str) -> Option<&'static ResourceSpec> {
+        self.resources
+            .iter()
+            .copied()
+            .find(|spec| spec.uri().template == template)
+    }
+
+    /// Whether any prompt or resource declares a completer.
+    pub fn has_completers(&self) -> bool {
+        self.prompts.iter().any(|p| !p.completers().is_empty())
+            || self.resources.iter().any(|r| !r.completers().is_empty())
+    }
+
     /// Number of tools.
     pub fn len(&self) -> usize {
         self.tools.len()
@@ -264,8 +345,7 @@ fn check(tools: &[&'static ToolSpec]) -> Result<(), RegistryError> {
     Ok(())
 }
 
-/// Resource names, URI templates and parameters, and every route (tools' and resources')
-/// against each other and the reserved paths.
+/// Resource names, URI templates and parameters (routes are checked with the prompts').
 fn check_resources(
     tools: &[&'static ToolSpec],
     resources: &[&'static ResourceSpec],
@@ -296,10 +376,41 @@ fn check_resources(
             other => other,
         })?;
     }
+    Ok(())
+}
+
+/// Prompt names against every other operation's, argument schemas, and prompt routes against
+/// every other route.
+fn check_prompts(
+    tools: &[&'static ToolSpec],
+    resources: &[&'static ResourceSpec],
+    prompts: &[&'static PromptSpec],
+) -> Result<(), RegistryError> {
+    let mut names: BTreeSet<&str> = tools
+        .iter()
+        .map(|t| t.name())
+        .chain(resources.iter().map(|r| r.name()))
+        .collect();
+    for spec in prompts {
+        if !names.insert(spec.name()) {
+            return Err(RegistryError::DuplicatePromptName {
+                name: spec.name().to_owned(),
+            });
+        }
+        let schema = spec.arguments_schema();
+        check_object_root(spec.name(), "arguments", &schema)?;
+        if let Some(argument) = prompt::non_text_argument(&schema) {
+            return Err(RegistryError::PromptArgumentNotText {
+                prompt: spec.name().to_owned(),
+                argument,
+            });
+        }
+    }
     let routes: Vec<(&str, RestRoute)> = tools
         .iter()
         .map(|t| (t.name(), t.route()))
         .chain(resources.iter().map(|r| (r.name(), r.route())))
+        .chain(prompts.iter().map(|p| (p.name(), p.route())))
         .collect();
     check_routes(&routes)
 }

@@ -24,6 +24,8 @@ use std::any::TypeId;
 
 use serde_json::{Map, Value};
 
+use crate::call::RequestContext;
+use crate::complete::Completer;
 use crate::error::Error;
 use crate::schema::Definitions;
 use crate::tool::{BoxFuture, ErasedContext, Operation, RestRoute, SideEffect, SideEffectKind};
@@ -141,7 +143,7 @@ impl Content {
 
 /// A type-erased resource handler: context and the template's arguments in, content out.
 pub type ResourceHandler =
-    for<'a> fn(&'a ErasedContext, Value) -> BoxFuture<'a, Result<Content, Error>>;
+    for<'a> fn(&'a ErasedContext, Value, RequestContext) -> BoxFuture<'a, Result<Content, Error>>;
 
 /// Everything one resource declares. Built by `#[resource]`; read by registries and transports.
 #[derive(Clone, Copy)]
@@ -175,6 +177,8 @@ pub struct ResourceParts {
     pub context_name: fn() -> &'static str,
     /// JSON Schema of the template's parameters (an empty object for a static resource).
     pub params_schema: fn(Definitions) -> Value,
+    /// The completers of its URI template's variables.
+    pub completers: &'static [Completer],
     /// The type-erased handler.
     pub handler: ResourceHandler,
 }
@@ -224,6 +228,10 @@ impl ResourceSpec {
     pub const fn side_effect(&self) -> SideEffect {
         self.side_effect
     }
+    /// The completers of its URI template's variables.
+    pub const fn completers(&self) -> &'static [Completer] {
+        self.parts.completers
+    }
     /// Name of the context type this resource is served with.
     pub fn context_name(&self) -> &'static str {
         (self.parts.context_name)()
@@ -236,13 +244,15 @@ impl ResourceSpec {
     pub fn params_schema(&self) -> Value {
         (self.parts.params_schema)(Definitions::Inline)
     }
-    /// Read with the template's arguments, against a context of the registered type.
+    /// Read with the template's arguments, against a context of the registered type, as the
+    /// call `request` describes.
     pub fn read<'a>(
         &self,
         ctx: &'a ErasedContext,
         arguments: Value,
+        request: RequestContext,
     ) -> BoxFuture<'a, Result<Content, Error>> {
-        (self.parts.handler)(ctx, arguments)
+        (self.parts.handler)(ctx, arguments, request)
     }
 }
 

@@ -16,6 +16,7 @@ use std::any::TypeId;
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::call::RequestContext;
 use crate::error::Error;
 use crate::schema::Definitions;
 
@@ -141,6 +142,7 @@ pub type ErasedContext = dyn std::any::Any + Send + Sync;
 pub type Handler = for<'a> fn(
     &'a ErasedContext,
     serde_json::Value,
+    RequestContext,
 ) -> BoxFuture<'a, Result<serde_json::Value, Error>>;
 
 /// Everything one tool declares. Built by `#[tool]`; read by registries and transports.
@@ -271,13 +273,15 @@ impl ToolSpec {
     pub fn output_schema_with_components(&self) -> serde_json::Value {
         (self.output_schema)(Definitions::Components)
     }
-    /// Call the handler with a context of the type this tool is registered for.
+    /// Call the handler with a context of the type this tool is registered for, as the call
+    /// `request` describes.
     pub fn call<'a>(
         &self,
         ctx: &'a ErasedContext,
         arguments: serde_json::Value,
+        request: RequestContext,
     ) -> BoxFuture<'a, Result<serde_json::Value, Error>> {
-        (self.handler)(ctx, arguments)
+        (self.handler)(ctx, arguments, request)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The typed view of a tool or resource function: its context, request (or parameters) and
+//! The typed view of a tool, resource or prompt function: its context, request (or parameters) and
 //! return types, and its docs.
 
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
@@ -7,13 +7,15 @@ use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 
 /// The parts of `async fn name(ctx: &Ctx, request: Req) -> Ret` that expansion needs. A
-/// resource may take its context alone (`async fn name(ctx: &Ctx) -> Ret`): `request` is then
-/// `None` and `takes_request` false.
+/// resource or prompt may take its context alone (`async fn name(ctx: &Ctx) -> Ret`): `request`
+/// is then `None` and `takes_request` false. Any of them may take a last argument of type
+/// `RequestContext` (`call_context`), which is not counted among the others.
 pub struct Function<'a> {
     pub item: &'a ItemFn,
     pub context: Option<&'a Type>,
     pub request: Option<&'a Type>,
     pub takes_request: bool,
+    pub call_context: Option<&'a Type>,
     pub output: Option<&'a Type>,
     pub docs: Option<String>,
 }
@@ -50,12 +52,21 @@ impl<'a> Function<'a> {
                 }
             })
             .collect();
+        let mut typed = typed;
+        let call_context = typed
+            .last()
+            .filter(|last| names_request_context(&last.ty))
+            .map(|last| &*last.ty);
+        if call_context.is_some() {
+            typed.pop();
+        }
+        let inputs = sig.inputs.len() - usize::from(call_context.is_some());
         let (mut context, mut request) = (None, None);
         let arities: &[usize] = match kind {
             Kind::Tool => &[2],
-            Kind::Resource => &[1, 2],
+            Kind::Resource | Kind::Prompt => &[1, 2],
         };
-        if !arities.contains(&sig.inputs.len()) {
+        if !arities.contains(&inputs) {
             let message = match kind {
                 Kind::Tool => {
                     "a tool takes exactly two arguments: `(ctx: &Context, request: Request)`"
@@ -64,9 +75,13 @@ impl<'a> Function<'a> {
                     "a resource takes its context and, when its URI has variables, its parameters: \
                      `(ctx: &Context)` or `(ctx: &Context, params: Params)`"
                 }
+                Kind::Prompt => {
+                    "a prompt takes its context and, when it has arguments, its argument type: \
+                     `(ctx: &Context)` or `(ctx: &Context, args: Args)`"
+                }
             };
             cx.error_spanned_by(&sig.inputs, message);
-        } else if typed.len() == sig.inputs.len() {
+        } else if typed.len() == inputs {
             context = match &*typed[0].ty {
                 Type::Reference(reference) if reference.mutability.is_none() => {
                     reject_lifetime(reference, noun, cx);
@@ -87,6 +102,7 @@ impl<'a> Function<'a> {
                     let what = match kind {
                         Kind::Tool => "request",
                         Kind::Resource => "parameters",
+                        Kind::Prompt => "arguments",
                     };
                     cx.error_spanned_by(
                         reference,
@@ -113,6 +129,9 @@ impl<'a> Function<'a> {
                     Kind::Resource => {
                         "a resource must return `Result<groundkit_core::Content, Error>`"
                     }
+                    Kind::Prompt => {
+                        "a prompt must return `Result<Vec<groundkit_core::Message>, Error>`"
+                    }
                 };
                 cx.error_spanned_by(&sig.ident, message);
                 None
@@ -122,10 +141,24 @@ impl<'a> Function<'a> {
             item,
             context,
             request,
-            takes_request: sig.inputs.len() == 2,
+            takes_request: inputs == 2,
+            call_context,
             output,
             docs: docs(item),
         }
+    }
+}
+
+/// Whether `ty` is spelled as the request context, `RequestContext` by value at the end of
+/// some path; expansion asserts it is `groundkit_core::RequestContext` itself.
+fn names_request_context(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| segment.ident == "RequestContext"),
+        _ => false,
     }
 }
 

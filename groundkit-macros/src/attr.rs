@@ -1,4 +1,4 @@
-//! Parsing `#[tool(...)]` and `#[resource(...)]` arguments into a typed view that keeps each
+//! Parsing `#[tool(...)]`, `#[resource(...)]` and `#[prompt(...)]` arguments into a typed view that keeps each
 //! token for its span.
 
 use proc_macro2::{Span, TokenStream};
@@ -14,6 +14,8 @@ pub enum Kind {
     Tool,
     /// `#[resource]`.
     Resource,
+    /// `#[prompt]`.
+    Prompt,
 }
 
 impl Kind {
@@ -22,6 +24,7 @@ impl Kind {
         match self {
             Kind::Tool => "tool",
             Kind::Resource => "resource",
+            Kind::Prompt => "prompt",
         }
     }
 
@@ -29,19 +32,30 @@ impl Kind {
     const fn keys(self) -> &'static str {
         match self {
             Kind::Tool => "read_only, rest, name, title, icon, crate",
-            Kind::Resource => "read_only, uri, mime_type, name, title, icon, crate",
+            Kind::Resource => "read_only, uri, mime_type, complete, name, title, icon, crate",
+            Kind::Prompt => "read_only, complete, name, title, icon, crate",
         }
     }
 
     fn takes(self, key: &str) -> bool {
         match self {
             Kind::Tool => key == "rest",
-            Kind::Resource => key == "uri" || key == "mime_type",
+            Kind::Resource => key == "uri" || key == "mime_type" || key == "complete",
+            Kind::Prompt => key == "complete",
         }
     }
 }
 
-/// The keys of `#[tool(...)]` or `#[resource(...)]`, as written.
+/// One `argument = completer` pair of `complete(...)`.
+#[derive(Clone)]
+pub struct Completer {
+    /// The argument (a field of the prompt's arguments, or a URI variable).
+    pub argument: syn::Ident,
+    /// The completer function.
+    pub function: Path,
+}
+
+/// The keys of `#[tool(...)]`, `#[resource(...)]` or `#[prompt(...)]`, as written.
 #[derive(Default)]
 pub struct Attrs {
     /// The arguments as written, for errors about a key that is missing.
@@ -54,6 +68,8 @@ pub struct Attrs {
     pub uri: Option<LitStr>,
     /// `mime_type = "type/subtype"` (resources).
     pub mime_type: Option<LitStr>,
+    /// `complete(argument = completer, ...)` (resources and prompts).
+    pub complete: Vec<Completer>,
     /// `name = "..."`.
     pub name: Option<LitStr>,
     /// `title = "..."`.
@@ -122,6 +138,7 @@ fn parse_key(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, kind: Kind, cx: &Ctx
         "mime_type" if kind.takes("mime_type") => {
             string_value(meta, cx, &mut attrs.mime_type, duplicate)
         }
+        "complete" if kind.takes("complete") => parse_completers(attrs, meta, cx),
         "name" => string_value(meta, cx, &mut attrs.name, duplicate),
         "title" => string_value(meta, cx, &mut attrs.title, duplicate),
         "icon" => string_value(meta, cx, &mut attrs.icon, duplicate),
@@ -173,6 +190,32 @@ fn string_value(
             }
         }
         Err(err) => cx.syn_error(err),
+    }
+}
+
+/// `complete(argument = path, ...)`: each argument once.
+fn parse_completers(attrs: &mut Attrs, meta: &ParseNestedMeta<'_>, cx: &Ctxt) {
+    let parsed = meta.parse_nested_meta(|nested| {
+        let Some(argument) = nested.path.get_ident().cloned() else {
+            cx.error_spanned_by(
+                &nested.path,
+                "`complete(...)` names an argument, then its completer: `complete(name = completer_fn)`",
+            );
+            skip_value(&nested);
+            return Ok(());
+        };
+        let function: Path = nested.value()?.parse()?;
+        if attrs.complete.iter().any(|c| c.argument == argument) {
+            cx.error_spanned_by(
+                &argument,
+                format!("`{argument}` has two completers; an argument has at most one"),
+            );
+        }
+        attrs.complete.push(Completer { argument, function });
+        Ok(())
+    });
+    if let Err(err) = parsed {
+        cx.syn_error(err);
     }
 }
 

@@ -3,11 +3,23 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
+use syn::{ItemFn, Type};
 
 use crate::valid::{Method, Tool};
+
+/// A function's `RequestContext` argument, when it takes one: the compile-time check that the
+/// type is groundkit's (spanned at it), and the argument expansion passes (`, call`, or nothing).
+pub fn call_context(private: &TokenStream, ty: Option<&Type>) -> (TokenStream, TokenStream) {
+    match ty {
+        Some(ty) => (
+            quote_spanned! {ty.span()=> #private::assert_request_context::<#ty>(); },
+            quote!(, call),
+        ),
+        None => (TokenStream::new(), TokenStream::new()),
+    }
+}
 
 pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
     let krate = &tool.krate;
@@ -55,11 +67,12 @@ pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
         let field = syn::Ident::new(param, tool.rest.span());
         quote_spanned! {tool.rest.span()=> #private::path_param(&request.#field); }
     });
+    let (call_check, call_arg) = call_context(&private, tool.call_context);
     let call = quote_spanned! {function.sig.span()=>
         #private::std::boxed::Box::pin(async move {
             let context = #private::downcast_context::<#context>(context)?;
             let request = #private::parse_arguments::<#request>(arguments)?;
-            let response = #private::ToolReturn::into_result(#ident(context, request).await)?;
+            let response = #private::ToolReturn::into_result(#ident(context, request #call_arg).await)?;
             #private::to_output(&response)
         })
     };
@@ -76,12 +89,15 @@ pub fn tool(function: &ItemFn, tool: &Tool<'_>) -> TokenStream {
                 #context_check
                 #request_check
                 #output_check
+                #call_check
                 #(#param_checks)*
             }
 
+            #[allow(unused_variables)]
             fn __groundkit_handler<'a>(
                 context: &'a #private::ErasedContext,
                 arguments: #private::serde_json::Value,
+                call: #private::RequestContext,
             ) -> #private::BoxFuture<
                 'a,
                 #private::core::result::Result<#private::serde_json::Value, #private::Error>,

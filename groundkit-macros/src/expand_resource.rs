@@ -46,6 +46,9 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
     });
     let variables = template.variables();
     let path = template.rest_path();
+    let (call_check, call_arg) = crate::expand::call_context(&private, resource.call_context);
+    let (completer_fns, completers) =
+        crate::complete::expand(&private, context, &resource.completers);
 
     let context_check = quote_spanned! {context.span()=>
         #private::assert_context::<#context>();
@@ -68,12 +71,13 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
                     #context_check
                     #params_check
                     #output_check
+                    #call_check
                     #(#field_checks)*
                 }
             };
             let read = quote_spanned! {function.sig.span()=>
                 let params = #private::parse_arguments::<#params>(arguments)?;
-                #private::ResourceReturn::into_content(#ident(context, params).await)
+                #private::ResourceReturn::into_content(#ident(context, params #call_arg).await)
             };
             (checks, read, quote!(#private::input_schema::<#params>))
         }
@@ -83,11 +87,12 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
                 fn __groundkit_checks() {
                     #context_check
                     #output_check
+                    #call_check
                 }
             };
             let read = quote_spanned! {function.sig.span()=>
                 let _ = arguments;
-                #private::ResourceReturn::into_content(#ident(context).await)
+                #private::ResourceReturn::into_content(#ident(context #call_arg).await)
             };
             (checks, read, quote!(#private::no_params_schema))
         }
@@ -102,9 +107,11 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
         static #spec_ident: #private::ResourceSpec = {
             #checks
 
+            #[allow(unused_variables)]
             fn __groundkit_handler<'a>(
                 context: &'a #private::ErasedContext,
                 arguments: #private::serde_json::Value,
+                call: #private::RequestContext,
             ) -> #private::BoxFuture<
                 'a,
                 #private::core::result::Result<#private::Content, #private::Error>,
@@ -114,6 +121,8 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
                     #read
                 })
             }
+
+            #completer_fns
 
             #private::ResourceSpec::new::<#private::ReadOnly>(#private::ResourceParts {
                 name: #name,
@@ -135,6 +144,7 @@ pub fn resource(function: &ItemFn, resource: &Resource<'_>) -> TokenStream {
                 context: #private::type_id::<#context>,
                 context_name: #private::core::any::type_name::<#context>,
                 params_schema: #params_schema,
+                completers: #completers,
                 handler: __groundkit_handler,
             })
         };

@@ -1,19 +1,23 @@
-//! The `#[tool]` and `#[resource]` attributes of groundkit.
+//! The `#[tool]`, `#[resource]` and `#[prompt]` attributes of groundkit.
 //!
 //! This crate is a thin shim over three stages, each in its own module: `attr` and `ast`
 //! parse the attribute and the function into a typed view that keeps the original syntax nodes
-//! for spans, `valid` (and, for resources, `resource` and `uri`) checks every rule and collects
-//! all violations, and `expand` (`expand_resource`) emits the function unchanged plus one const
-//! `ToolSpec` (`ResourceSpec`) in the registry's link-time slice. On any error,
+//! for spans, `valid` (and, for resources, `resource` and `uri`; for prompts, `prompt`) checks
+//! every rule and collects all violations, and `expand` (`expand_resource`, `expand_prompt`,
+//! with `complete` for their completers) emits the function unchanged plus one const
+//! `ToolSpec` (`ResourceSpec`, `PromptSpec`) in the registry's link-time slice. On any error,
 //! `fallback` emits the user's function untouched beside the `compile_error!`s, so the user
 //! sees every problem at once and the function stays callable for tooling.
 
 mod ast;
 mod attr;
+mod complete;
 mod ctxt;
 mod expand;
+mod expand_prompt;
 mod expand_resource;
 mod fallback;
+mod prompt;
 mod resource;
 mod uri;
 mod valid;
@@ -41,13 +45,13 @@ use proc_macro::TokenStream;
 /// is, when renamed). The doc comment is required: its first sentence is the summary, the whole of it
 /// the description MCP clients show.
 ///
-/// A complete program, one tool served over REST and MCP: `examples/src/bin/library.rs`, which
-/// the workspace builds and its README shows.
+/// A complete program, one tool served over REST and MCP: `doc/library.rs`, which the workspace
+/// builds (the `library` binary of groundkit-examples) and its README shows.
 ///
 /// ```ignore
 // `ignore`: this crate's doctests cannot depend on groundkit-server. The file is compiled as the
 // `library` binary of groundkit-examples instead.
-#[doc = include_str!("../../examples/src/bin/library.rs")]
+#[doc = include_str!("../doc/library.rs")]
 /// ```
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -64,10 +68,36 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// its function takes a parameter type whose fields are exactly the variables, each a `String`
 /// validated like a tool request: `async fn doc(ctx: &Ctx, params: DocParams) -> Result<Content,
 /// E>`. The REST route is `GET /resources/{scheme}/{segments}`. Optional keys: `name`, `title`,
-/// `icon`, `crate`, as for `#[tool]`; the doc comment is required.
+/// `icon`, `crate`, as for `#[tool]`, and `complete(var = completer, ...)` naming the completer
+/// of a variable (see `#[prompt]`); the doc comment is required.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_resource(args.into(), input.into()).into()
+}
+
+/// Declare an async function as a groundkit prompt: an MCP prompt (`prompts/list`,
+/// `prompts/get`) and a REST `POST /prompts/{name}` route, from one declaration.
+///
+/// `#[prompt(read_only)]` on `async fn name(ctx: &Ctx, args: Args) -> Result<Vec<Message>, E>`,
+/// or `async fn name(ctx: &Ctx)` for a prompt without arguments. The argument type is validated
+/// like a tool request; its fields are the prompt's arguments, each a `String` (required) or an
+/// `Option<String>` (optional), described by their doc comments. Optional keys: `name`, `title`,
+/// `icon`, `crate`, as for `#[tool]`, and `complete(arg = completer, ...)`: `completer` is an
+/// `async fn(ctx: &Ctx, completion: groundkit_core::Completion) -> Result<Vec<String>, E>`
+/// offering values for the argument `arg` (`completion/complete`). The doc comment is required.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand_prompt(args.into(), input.into()).into()
+}
+
+/// The whole expansion of `#[prompt]`, callable in-process.
+fn expand_prompt(
+    args: proc_macro2::TokenStream,
+    input: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    expand_with(input, |function| {
+        prompt::check(args, function).map(|prompt| expand_prompt::prompt(function, &prompt))
+    })
 }
 
 /// The whole expansion of `#[resource]`, callable in-process.

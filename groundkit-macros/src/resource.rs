@@ -1,13 +1,13 @@
 //! Every rule a resource declaration must follow, checked together so all violations are
 //! reported: the rules it shares with tools ([`valid::common`]), a URI template ([`uri`]), a
-//! MIME type, and a signature that matches the template (its parameters when it has variables,
-//! the context alone when it has none).
+//! MIME type, a signature that matches the template (its parameters when it has variables,
+//! the context alone when it has none), and completers of its variables only.
 
 use proc_macro2::TokenStream;
 use syn::{ItemFn, LitStr, Path, Type};
 
 use crate::ast::Function;
-use crate::attr::{self, Attrs, Kind};
+use crate::attr::{self, Attrs, Completer, Kind};
 use crate::ctxt::Ctxt;
 use crate::uri::{self, Template};
 use crate::valid::{self, missing_key_at};
@@ -27,6 +27,8 @@ pub struct Resource<'a> {
     /// The parameter type; `None` for a static resource.
     pub params: Option<&'a Type>,
     pub output: &'a Type,
+    pub completers: Vec<Completer>,
+    pub call_context: Option<&'a Type>,
 }
 
 pub fn check(args: TokenStream, item: &ItemFn) -> syn::Result<Resource<'_>> {
@@ -71,6 +73,7 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Res
     let common = valid::common(attrs, function, Kind::Resource, cx);
     let template = template?;
     check_signature(&template, attrs.uri.as_ref()?, function, cx);
+    check_completers(&template, &attrs.complete, cx);
     let common = common?;
     Some(Resource {
         name: common.name,
@@ -85,7 +88,29 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Res
         context: function.context?,
         params: function.request,
         output: function.output?,
+        completers: attrs.complete.clone(),
+        call_context: function.call_context,
     })
+}
+
+/// Each completer completes a variable of the URI.
+fn check_completers(template: &Template, completers: &[Completer], cx: &Ctxt) {
+    let variables = template.variables();
+    for completer in completers {
+        let argument = completer.argument.to_string();
+        if !variables.contains(&argument) {
+            let known = if variables.is_empty() {
+                "the URI has none".to_owned()
+            } else {
+                let names: Vec<String> = variables.iter().map(|v| format!("`{v}`")).collect();
+                format!("the URI's variables: {}", names.join(", "))
+            };
+            cx.error_spanned_by(
+                &completer.argument,
+                format!("`{argument}` is not a variable of the URI, so it has nothing to complete ({known})"),
+            );
+        }
+    }
 }
 
 /// A template with variables takes a parameter type; a static URI takes the context alone.

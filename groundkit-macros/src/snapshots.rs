@@ -2,14 +2,15 @@
 //! prettyplease, and compared with the checked-in files in this crate's `tests/expand/`. A change
 //! to what `#[tool]` or `#[resource]` emits shows up there as a diff to review. One snapshot per
 //! accepted form (each key, each route shape, each signature and doc shape; a static resource, a
-//! template, and a resource's optional keys), each otherwise minimal, so a diff names the form it
+//! template, a resource's optional keys and completers; a prompt without and with arguments,
+//! with completers, and its optional keys), each otherwise minimal, so a diff names the form it
 //! concerns. Regenerate with `GROUNDKIT_BLESS=1 cargo test -p groundkit-macros`.
 
 use std::path::PathBuf;
 
 use quote::quote;
 
-use crate::{expand_resource, expand_tool};
+use crate::{expand_prompt, expand_resource, expand_tool};
 
 fn check(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) {
     compare(name, expand_tool(args, item));
@@ -17,6 +18,10 @@ fn check(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStr
 
 fn check_resource(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) {
     compare(name, expand_resource(args, item));
+}
+
+fn check_prompt(name: &str, args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) {
+    compare(name, expand_prompt(args, item));
 }
 
 fn compare(name: &str, expanded: proc_macro2::TokenStream) {
@@ -263,6 +268,90 @@ fn resource_name_title_and_crate_path() {
             /// A document by name.
             pub async fn doc(ctx: &Ctx, params: DocParams) -> Result<Content, Error> {
                 ctx.doc(&params.name)
+            }
+        },
+    );
+}
+
+#[test]
+fn resource_template_with_a_completer() {
+    check_resource(
+        "resource_completer",
+        quote!(
+            read_only,
+            uri = "grk://{collection}/status",
+            mime_type = "application/json",
+            complete(collection = collection_names)
+        ),
+        quote! {
+            /// A collection's status.
+            pub async fn status(ctx: &Ctx, params: StatusParams) -> Result<Content, Error> {
+                Content::json(&ctx.status(params)?)
+            }
+        },
+    );
+}
+
+#[test]
+fn prompt_without_arguments() {
+    check_prompt(
+        "prompt_static",
+        quote!(read_only),
+        quote! {
+            /// Say hello.
+            pub async fn hello(ctx: &Ctx) -> Result<Vec<Message>, Error> {
+                Ok(vec![Message::user(ctx.hello())])
+            }
+        },
+    );
+}
+
+#[test]
+fn prompt_with_arguments_and_completers() {
+    check_prompt(
+        "prompt_arguments",
+        quote!(
+            read_only,
+            complete(collection = collection_names, language = languages)
+        ),
+        quote! {
+            /// Answer from cited chunks.
+            pub async fn grounded_answer(ctx: &Ctx, arguments: AnswerArguments) -> Result<Vec<Message>, Error> {
+                ctx.answer(arguments).await
+            }
+        },
+    );
+}
+
+#[test]
+fn prompt_name_title_icon_and_crate_path() {
+    check_prompt(
+        "prompt_keys",
+        quote!(
+            read_only,
+            name = "card",
+            title = "A card",
+            icon = "https://example.com/card.png",
+            crate = ::my_framework::gk
+        ),
+        quote! {
+            /// Write a card.
+            pub async fn greeting_card(ctx: &Ctx, arguments: CardArguments) -> Result<Vec<Message>, Error> {
+                ctx.card(arguments)
+            }
+        },
+    );
+}
+
+#[test]
+fn tool_taking_the_request_context() {
+    check(
+        "request_context",
+        quote!(read_only, rest = "POST /text/stats"),
+        quote! {
+            /// Count the words of a text.
+            pub async fn text_stats(ctx: &Ctx, request: StatsRequest, call: RequestContext) -> Result<Stats, Error> {
+                ctx.stats(&request.text, call.deadline())
             }
         },
     );

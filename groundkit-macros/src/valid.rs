@@ -25,6 +25,7 @@ pub struct Tool<'a> {
     pub context: &'a Type,
     pub request: &'a Type,
     pub output: &'a Type,
+    pub call_context: Option<&'a Type>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -75,6 +76,7 @@ fn validate<'a>(attrs: &Attrs, function: &Function<'a>, cx: &Ctxt) -> Option<Too
         context: function.context?,
         request: function.request?,
         output: function.output?,
+        call_context: function.call_context,
     })
 }
 
@@ -138,6 +140,10 @@ pub fn common(attrs: &Attrs, function: &Function<'_>, kind: Kind, cx: &Ctxt) -> 
             }
             Kind::Resource => {
                 "a resource needs a doc comment: MCP clients show it as the resource's description, \
+                 and its first sentence is the summary in OpenAPI"
+            }
+            Kind::Prompt => {
+                "a prompt needs a doc comment: MCP clients show it as the prompt's description, \
                  and its first sentence is the summary in OpenAPI"
             }
         };

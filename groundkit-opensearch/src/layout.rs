@@ -72,6 +72,12 @@ pub(crate) fn generation_of(alias: &str, index: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// The layout of the generation indices this build publishes. 1: a chunk's `text` holds what a
+/// search matches (its content, or for source code its scope and content with their identifiers
+/// expanded, as the local engine indexes it) and is not kept in `_source`; 0, generations
+/// published before: searches match `content`.
+pub(crate) const LAYOUT: u32 = 1;
+
 /// What a generation index records about itself, in its mapping's `_meta.groundkit`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct GenerationMeta {
@@ -85,6 +91,16 @@ pub(crate) struct GenerationMeta {
     pub(crate) shards: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) embedding: Option<EmbeddingIdentity>,
+    /// The index's layout ([`LAYOUT`]; 0: not recorded).
+    #[serde(default)]
+    pub(crate) layout: u32,
+}
+
+impl GenerationMeta {
+    /// The field a lexical search matches in this generation's index.
+    pub(crate) fn matched_field(&self) -> &'static str {
+        if self.layout >= 1 { "text" } else { "content" }
+    }
 }
 
 /// The fields of a chunk document that a search result or a fetch reads (everything but the
@@ -106,7 +122,7 @@ pub(crate) const RECORD_FIELDS: [&str; 14] = [
     "end_line",
 ];
 
-/// The analyser of `content`: the local engine's (split on every character that is neither a
+/// The analyser of `text`: the local engine's (split on every character that is neither a
 /// letter nor a digit, drop tokens of 40 bytes or more, lowercase, Lucene's English stop words,
 /// Snowball English stemming), so that both backends index and match the same terms. (The
 /// length filter counts UTF-16 units where the local engine counts bytes: they differ only for
@@ -139,7 +155,8 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
         "chunk_index": { "type": "integer", "index": false },
         "start_offset": { "type": "long", "index": false },
         "end_offset": { "type": "long", "index": false },
-        "content": { "type": "text", "analyzer": "groundkit_en" },
+        "content": { "type": "text", "index": false },
+        "text": { "type": "text", "analyzer": "groundkit_en" },
         "source": { "type": "keyword", "index": false },
         "source_class": { "type": "keyword", "index": false },
         "extractor": { "type": "keyword", "index": false },
@@ -167,6 +184,7 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
         "settings": { "index": index },
         "mappings": {
             "dynamic": "strict",
+            "_source": { "excludes": ["text"] },
             "_meta": { "groundkit": meta },
             "properties": properties
         }

@@ -156,6 +156,7 @@ pub fn publish(
         schema_version: SCHEMA_VERSION,
         shards: options.shards,
         embedding: status.embedding.clone(),
+        layout: layout::LAYOUT,
     };
     cluster.ok(
         "PUT",
@@ -285,6 +286,7 @@ fn bulk_lines(chunk: &ExportedChunk) -> Result<Vec<u8>, Error> {
     let action = json!({ "index": { "_id": chunk.record.chunk_id } });
     let mut document = serde_json::to_value(&chunk.record)
         .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
+    document["text"] = json!(chunk.indexed_text());
     if let Some(vector) = &chunk.vector {
         document["vector"] = json!(vector);
     }

@@ -106,10 +106,11 @@ fn score_of(hit: &Value) -> f32 {
     hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32
 }
 
-fn lexical_body(terms: &[String], limit: usize) -> Value {
+fn lexical_body(meta: &GenerationMeta, terms: &[String], limit: usize) -> Value {
+    let field = meta.matched_field();
     let should: Vec<Value> = terms
         .iter()
-        .map(|t| json!({ "term": { "content": t } }))
+        .map(|t| json!({ "term": { field: t } }))
         .collect();
     json!({
         "size": limit,
@@ -161,7 +162,12 @@ pub(crate) fn lexical(
         "/{target}/_search?search_type={}&allow_partial_search_results=false",
         search_type(meta)
     );
-    search_one(cluster, &path, &lexical_body(terms, limit), lexical_ranking)
+    search_one(
+        cluster,
+        &path,
+        &lexical_body(meta, terms, limit),
+        lexical_ranking,
+    )
 }
 
 /// A k-NN search of `target`.
@@ -204,7 +210,7 @@ pub(crate) fn hybrid(
             "search_type": search_type(meta),
             "allow_partial_search_results": false
         }),
-        ids_only(lexical_body(terms, lexical_depth)),
+        ids_only(lexical_body(meta, terms, lexical_depth)),
     );
     push(
         json!({ "allow_partial_search_results": false }),

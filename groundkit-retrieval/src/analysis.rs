@@ -48,6 +48,25 @@ pub fn code_terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     terms(analyzer, &expand_identifiers(text))
 }
 
+/// The extractor names of source-code documents start with this (`code-rust@2`, and
+/// `code-text@1` for source code chunked as text): their chunks are indexed as code.
+pub const CODE_CHUNKER_PREFIX: &str = "code-";
+
+/// Whether a document recorded with `extractor` is source code.
+pub fn is_code(extractor: Option<&str>) -> bool {
+    extractor.is_some_and(|name| name.starts_with(CODE_CHUNKER_PREFIX))
+}
+
+/// The text whose English terms are a source-code chunk's: its scope's, then its content's, each
+/// identifier of several parts expanded. The local index takes its terms from [`terms`]; a search
+/// cluster analyses the same text with its copy of this analyser, so both index the same terms.
+pub fn code_text(scope: &str, content: &str) -> String {
+    let mut text = expand_identifiers(scope);
+    text.push('\n');
+    text.push_str(&expand_identifiers(content));
+    text
+}
+
 /// `text` with every identifier of several parts replaced by its parts joined into one
 /// lowercase word, then the parts: `parseHostHeader` becomes `parsehostheader parse Host Header`.
 fn expand_identifiers(text: &str) -> String {

@@ -7,9 +7,9 @@ use crate::cache::CollectionCache;
 use crate::citation::fetch_chunk;
 use crate::collection::{CollectionPaths, list_collections};
 use crate::embed::Embedder;
-use crate::eval::{EvalQuery, EvalReport, Qrels, evaluate_with};
+use crate::eval::{EvalQuery, EvalReport, Qrels, evaluate_judged, lines};
 use crate::model::{FetchChunkResponse, IndexStatus, SearchMode, SearchParams, SearchResponse};
-use crate::search::search;
+use crate::search::{HitPlace, search};
 use crate::status::index_status;
 use groundkit_core::Error;
 
@@ -97,7 +97,8 @@ impl Backend for LocalBackend {
 /// Evaluates collection `name` of `backend` through its `search`: each query's documents ranked
 /// by their best chunk among the first [`MAX_TOP_K`] chunks it returns. The first ten documents
 /// are those of the engine's own evaluation
-/// ([`eval::evaluate`](crate::eval::evaluate)) in every mode. Recall@100 counts only
+/// ([`eval::evaluate`](crate::eval::evaluate)) in every mode, judged by document or by lines
+/// as it judges them. Recall@100 counts only
 /// the documents of those chunks (fewer than 100 where documents have several).
 pub fn evaluate_backend(
     backend: &dyn Backend,
@@ -107,19 +108,31 @@ pub fn evaluate_backend(
     mode: SearchMode,
     embedder: Option<&dyn Embedder>,
 ) -> Result<EvalReport, Error> {
-    evaluate_with(queries, qrels, mode, |query| {
+    evaluate_judged(queries, qrels, mode, |query, judged| {
         let params = SearchParams {
             query: query.to_owned(),
             top_k: MAX_TOP_K,
             mode,
         };
         let response = backend.search(name, &params, embedder)?;
+        let by_lines = lines::judges_lines(judged);
         let mut seen = std::collections::HashSet::new();
-        Ok(response
-            .results
-            .into_iter()
-            .filter(|r| seen.insert(r.document_id.clone()))
-            .map(|r| r.document_id)
-            .collect())
+        let mut ranked = Vec::new();
+        for r in response.results {
+            let id = if by_lines {
+                let place = HitPlace {
+                    lines: r.citation.start_line.zip(r.citation.end_line),
+                    document_id: r.document_id,
+                    chunk_id: r.chunk_id,
+                };
+                lines::ranked_unit(&place, judged, &seen)
+            } else {
+                r.document_id
+            };
+            if seen.insert(id.clone()) {
+                ranked.push(id);
+            }
+        }
+        Ok(ranked)
     })
 }

@@ -16,14 +16,7 @@ pub const DEFAULT_MAX_CHUNK_BYTES: usize = 1750;
 /// The smallest `max_bytes` accepted (smaller values are raised to it).
 pub const MIN_CHUNK_BYTES: usize = 64;
 
-/// The extractor names of source-code documents start with this (`code-rust@1`, and
-/// `code-text@1` for source code chunked as text): their chunks are indexed as code.
-pub const CODE_CHUNKER_PREFIX: &str = "code-";
-
-/// Whether a document recorded with `extractor` is source code.
-pub fn is_code(extractor: Option<&str>) -> bool {
-    extractor.is_some_and(|name| name.starts_with(CODE_CHUNKER_PREFIX))
-}
+pub use crate::analysis::{CODE_CHUNKER_PREFIX, is_code};
 
 /// One chunk: the byte range `start..end` of its document's text and, for source code, the scope
 /// it lies in.

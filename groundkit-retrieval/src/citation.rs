@@ -170,7 +170,7 @@ fn extracted_text(record: &ChunkRecord, base_dir: &Path) -> Result<String, Verdi
         ReadError::TooLarge => Verdict::Unresolvable(TOO_LARGE),
         ReadError::Io(_) => Verdict::Unresolvable(UNREADABLE),
     })?;
-    match extract::rerun(extractor, &bytes) {
+    match extract::rerun(extractor, &record.document_id, &bytes) {
         Ok(Some(text)) => Ok(text),
         // No extractor of the recorded identity in this build: cannot claim anything.
         Ok(None) => Err(Verdict::Unresolvable(OTHER_EXTRACTOR)),

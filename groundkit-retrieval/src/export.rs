@@ -2,6 +2,7 @@
 //! loads to serve the same collection (the OpenSearch backend publishes them as one index per
 //! generation).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use tantivy::schema::Value;
@@ -18,6 +19,21 @@ pub struct ExportedChunk {
     pub record: ChunkRecord,
     /// Its vector (unit length) when the generation was ingested with an embedder.
     pub vector: Option<Vec<f32>>,
+}
+
+impl ExportedChunk {
+    /// The text whose English terms the lexical index holds for this chunk: its content, or for
+    /// source code its scope and content with their identifiers expanded
+    /// ([`analysis::code_text`](crate::analysis::code_text)).
+    pub fn indexed_text(&self) -> Cow<'_, str> {
+        let record = &self.record;
+        if crate::analysis::is_code(record.extractor.as_deref()) {
+            let scope = record.scope.as_deref().unwrap_or_default();
+            Cow::Owned(crate::analysis::code_text(scope, &record.content))
+        } else {
+            Cow::Borrowed(&record.content)
+        }
+    }
 }
 
 /// Hands every live chunk of `open`'s generation to `sink`, `batch` chunks at a time (the last

@@ -114,6 +114,8 @@ mod search;
 pub mod source_file;
 mod status;
 mod store;
+#[cfg(any(feature = "office", feature = "extract-pdf"))]
+pub mod units;
 pub mod vectors;
 
 // The write surface: ingest, only with the `ingest` feature.
@@ -141,8 +143,8 @@ pub use model::{
 };
 pub use open::OpenCollection;
 pub use search::{
-    ChunkAddress, Fusion, RankedHits, check_dense, check_embedder, hit_document_id, query_terms,
-    query_vector, ranked_hits, search, validate_params,
+    ChunkAddress, Fusion, HitPlace, RankedHits, check_dense, check_embedder, hit_document_id,
+    hit_place, query_terms, query_vector, ranked_hits, search, validate_params,
 };
 pub use status::index_status;
 pub use store::ChunkRecord;

@@ -53,7 +53,7 @@ pub struct Citation {
     /// How the text was obtained.
     pub source_class: SourceClass,
     /// The extractor (`name@version`) for `extracted` sources and extracted snapshots; for a
-    /// source-code file, the chunker that cut it (`code-rust@1`, or `code-text@1` when it was
+    /// source-code file, the chunker that cut it (`code-rust@2`, or `code-text@1` when it was
     /// chunked as text).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extractor: Option<String>,

@@ -305,6 +305,23 @@ fn text_field(doc: &TantivyDocument, field: tantivy::schema::Field) -> String {
 
 /// The document id of a ranked chunk of `open`.
 pub fn hit_document_id(open: &OpenCollection, address: ChunkAddress) -> Result<String, Error> {
+    Ok(hit_place(open, address)?.document_id)
+}
+
+/// Where a ranked chunk lies: its document, its id and its lines (`None` for sources without
+/// lines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitPlace {
+    /// The chunk's document.
+    pub document_id: String,
+    /// The chunk.
+    pub chunk_id: String,
+    /// Its first and last line.
+    pub lines: Option<(u32, u32)>,
+}
+
+/// Where the ranked chunk at `address` of `open` lies.
+pub fn hit_place(open: &OpenCollection, address: ChunkAddress) -> Result<HitPlace, Error> {
     let Some(index) = open.lexical() else {
         return Err(Error::Storage {
             message: "a ranked chunk of a collection without a lexical index".to_owned(),
@@ -315,7 +332,17 @@ pub fn hit_document_id(open: &OpenCollection, address: ChunkAddress) -> Result<S
         .searcher
         .doc(address.0)
         .map_err(|err| Error::storage("cannot read a stored chunk", err))?;
-    Ok(text_field(&doc, index.fields.document_id))
+    let line = |field: tantivy::schema::Field| {
+        doc.get_first(field)
+            .and_then(|v| v.as_u64())
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    let f = &index.fields;
+    Ok(HitPlace {
+        document_id: text_field(&doc, f.document_id),
+        chunk_id: text_field(&doc, f.chunk_id),
+        lines: f.lines.and_then(|(start, end)| line(start).zip(line(end))),
+    })
 }
 
 fn load_result(

@@ -6,7 +6,8 @@
 //! stdio; [`serve`], which runs it all from the serving flags; [`AppState`] and [`Limits`],
 //! what a running server holds and the bounds on what requests may cost; [`HostPolicy`] and
 //! its kin, which Host and Origin values are answered; [`logging`]; [`service`] (feature
-//! `retrieval`), the grounding service on the engine's read surface; and [`cli`] (feature
+//! `retrieval`), the grounding service on the engine's read surface; [`testing`] (feature
+//! `testing`), a test client that calls a registry on every transport; and [`cli`] (feature
 //! `cli`), `grk`, the one user of ingest.
 //!
 //! The plumbing is private: `invoke`, the single call path every transport uses; `edge`, what
@@ -29,6 +30,8 @@ pub mod serve;
 #[cfg(feature = "retrieval")]
 pub mod service;
 mod state;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use guard::{AllowedHosts, BindError, BindTarget, HostPolicy};
 pub use state::{AppState, Limits};

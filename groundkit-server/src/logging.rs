@@ -1,5 +1,6 @@
 //! Logging set-up: everything to stderr (stdout belongs to MCP frames on stdio), filtered by
-//! `GROUNDKIT_LOG` (default `info`).
+//! `GROUNDKIT_LOG` (default `info`): a level (`debug`), or targets with their levels and a
+//! default (`groundkit::access=warn,info`); a value that does not parse is `info`.
 //!
 //! actix-http logs a request it cannot parse (a malformed head, a missing or duplicated `Host`)
 //! at ERROR under its dispatcher's target. That is the client's mistake, not the server's, so
@@ -10,8 +11,7 @@ use std::fmt::Write as _;
 
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, Subscriber};
-use tracing_subscriber::EnvFilter;
-use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::filter::{Targets, filter_fn};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -27,8 +27,10 @@ fn from_dispatcher(meta: &Metadata<'_>) -> bool {
 
 /// Install the stderr subscriber. Call once, before serving anything.
 pub fn init() {
-    let filter =
-        EnvFilter::try_from_env("GROUNDKIT_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = std::env::var("GROUNDKIT_LOG")
+        .ok()
+        .and_then(|spec| spec.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(Level::INFO));
     let output = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)

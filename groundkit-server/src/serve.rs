@@ -20,8 +20,9 @@ use crate::guard::{self, AllowedHosts, HostPolicy};
 use crate::mcp;
 use crate::state::{AppState, Limits};
 
-/// How to serve: shared by `grk serve` and the example binaries.
-#[derive(Debug, Clone, clap::Args)]
+/// How to serve: shared by `grk serve` and the example binaries, flattened into a command line
+/// or parsed as one (`ServeArgs::parse()`).
+#[derive(Debug, Clone, clap::Parser)]
 pub struct ServeArgs {
     /// Address to bind. Only loopback address literals (127.0.0.0/8, ::1, ::ffff:127.0.0.1)
     /// are allowed without `--allow-remote-access`; not even the name `localhost`.
@@ -71,6 +72,21 @@ impl ServeError {
         match self {
             ServeError::Usage(_) => ExitCode::from(Self::USAGE),
             ServeError::Io(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// The whole `main` of a binary serving `state`: its serving flags parsed from the command
+/// line, logs to stderr, and [`run`], logging (to stderr) why it could not.
+pub fn main<Ctx: Send + Sync + 'static>(state: AppState<Ctx>) -> ExitCode {
+    let args = <ServeArgs as clap::Parser>::parse();
+    crate::logging::init();
+    let title = state.info.title.clone();
+    match run(state, &args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!("{title}: {err}");
+            err.exit_code()
         }
     }
 }
@@ -188,6 +204,10 @@ pub fn http_server<Ctx: Send + Sync + 'static>(
                 .local_addr(addr)
                 // Host and Origin are checked before an interim `100 Continue` is sent.
                 .expect(guard::expect_guard(hosts.clone()))
+                // Calls arriving on a connection are cancelled when it closes.
+                .on_connect_ext(|io: &WriteDeadline<TcpStream>, data| {
+                    data.insert(io.closed());
+                })
                 .h1(map_config(app, |_| AppConfig::default()));
             let deadline = limits.write_deadline();
             fn_service(move |io: TcpStream| async move {

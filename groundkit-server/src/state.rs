@@ -5,12 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use groundkit_core::Registry;
+use groundkit_core::intercept::Interceptor;
 use groundkit_core::openapi::{self, ApiInfo};
+use groundkit_core::{Registry, RegistryError};
 use tokio::sync::Semaphore;
 
 use crate::edge::body::BodyLimits;
 use crate::guard::HostPolicy;
+use crate::invoke::{Deadline, Permits};
 use crate::mcp::McpShared;
 
 /// Bounds on what requests may cost. Each is listed in `docs/limits.md` with its test.
@@ -110,8 +112,9 @@ pub struct AppState<Ctx> {
     /// Which Host and Origin values are answered. Fail-closed (loopback names) until
     /// [`serve`](crate::serve) derives it from the bind.
     pub hosts: HostPolicy,
-    /// Permits for concurrent tool calls and resource reads, shared by REST and MCP.
-    pub(crate) calls: Arc<Semaphore>,
+    /// The interceptors around every call: the server's bounds (permits, deadline), then the
+    /// ones added with [`AppState::intercept`].
+    pub(crate) chain: Vec<Arc<dyn Interceptor>>,
     /// MCP sessions and in-flight requests.
     pub(crate) mcp: McpShared,
     /// The registry's digest, computed once (`groundkit_core::digest`).
@@ -119,6 +122,13 @@ pub struct AppState<Ctx> {
 }
 
 impl<Ctx> AppState<Ctx> {
+    /// Run every call through `interceptor` too, after the server's own bounds and the
+    /// interceptors added before it (see [`groundkit_core::intercept`]).
+    pub fn intercept(mut self, interceptor: impl Interceptor) -> Self {
+        self.chain.push(Arc::new(interceptor));
+        self
+    }
+
     /// State for `registry` served with `context`.
     pub fn new(registry: Registry<Ctx>, context: Ctx, info: ApiInfo, limits: Limits) -> Self {
         let errors = crate::edge::catalogue::error_statuses();
@@ -128,12 +138,39 @@ impl<Ctx> AppState<Ctx> {
             digest,
             registry,
             context: Arc::new(context),
-            calls: Arc::new(Semaphore::new(limits.max_concurrent_calls)),
+            chain: vec![
+                Arc::new(Permits(Arc::new(Semaphore::new(
+                    limits.max_concurrent_calls,
+                )))),
+                Arc::new(Deadline(limits.request_timeout)),
+            ],
             mcp: McpShared::new(limits.max_sessions, limits.session_idle_timeout),
             limits,
             openapi,
             info,
             hosts: HostPolicy::default(),
         }
+    }
+}
+
+impl<Ctx: Send + Sync + 'static> AppState<Ctx> {
+    /// State for every linked tool, resource and prompt whose context type is `Ctx`
+    /// ([`Registry::collect`]), served with `context` within the default [`Limits`].
+    ///
+    /// ```
+    /// use groundkit_core::openapi::ApiInfo;
+    /// use groundkit_server::AppState;
+    ///
+    /// let state = AppState::collect((), ApiInfo::new("notes", "0.1"))?;
+    /// assert_eq!(state.openapi["info"]["title"], "notes");
+    /// # Ok::<(), groundkit_core::RegistryError>(())
+    /// ```
+    pub fn collect(context: Ctx, info: ApiInfo) -> Result<Self, RegistryError> {
+        Ok(Self::new(
+            Registry::collect()?,
+            context,
+            info,
+            Limits::default(),
+        ))
     }
 }

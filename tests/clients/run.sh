@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real clients against real groundkit binaries:
-#   1. the Python MCP SDK 2.x client (pytest, tests/python) against `hello` and `grk serve` over
+#   1. the Python MCP SDK 2.x client and the fastmcp 4.x client (pytest, tests/python) against
+#      `hello` (fastmcp: `hello` alone) and `grk serve` over
 #      stdio and HTTP;
 #   2. the official TypeScript MCP SDK (node --test, tests/clients/node) against `hello` and
 #      `grk serve` over stdio and HTTP, and MCP Inspector's CLI against `grk serve` on both;
@@ -84,7 +85,7 @@ run() { # run NAME CMD...: run a step, remember whether it failed
   fi
 }
 
-run "pytest: Python MCP SDK client against hello and grk serve (stdio and HTTP)" \
+run "pytest: Python MCP SDK and fastmcp clients against hello and grk serve (stdio and HTTP)" \
   env HELLO_BIN="$hello" GRK_BIN="$grk" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
 
 run "node --test: TypeScript MCP SDK against hello and grk serve (stdio and HTTP)" \
@@ -108,7 +109,9 @@ run "conformance --requirements 2025-11-25 against conformance-fixture" \
 for scenario in server-stateless tools-list tools-call-simple-text tools-call-error \
   tools-call-with-progress server-sse-multiple-streams dns-rebinding-protection caching \
   http-header-validation resources-list resources-read-text resources-read-binary \
-  resources-templates-read sep-2164-resource-not-found; do
+  resources-templates-read sep-2164-resource-not-found prompts-list prompts-get-simple \
+  prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image \
+  completion-complete; do
   run "conformance $scenario (2026-07-28) against conformance-fixture" \
     "${conformance[@]}" server --url "http://127.0.0.1:$fixture_port/mcp" \
     --scenario "$scenario" --spec-version 2026-07-28 \

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import PromptReference, ResourceTemplateReference
 
 from conftest import free_port, serve_http
 from servers import grk_bin, ingest
@@ -106,3 +107,28 @@ async def test_reads_a_chunk_and_a_collection_status_as_resources(grk_target: ob
     assert chunk.contents[0].mime_type == "application/json"
     assert json.loads(chunk.contents[0].text) == fetched.structured_content
     assert json.loads(status.contents[0].text)["document_count"] == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_grounded_answer_prompt_embeds_verified_chunks_and_collections_complete(
+    grk_target: object, mode: str
+) -> None:
+    async with Client(grk_target, mode=mode) as client:
+        prompt = await client.get_prompt("grounded_answer", {"collection": "papers", "question": "green tea temperature"})
+        names = await client.complete(
+            PromptReference(type="ref/prompt", name="grounded_answer"), {"name": "collection", "value": "pa"}
+        )
+        none = await client.complete(
+            ResourceTemplateReference(type="ref/resource", uri="grk://{collection}/status"),
+            {"name": "collection", "value": "x"},
+        )
+    *embedded, instruction = prompt.messages
+    assert len(embedded) == 1, "one chunk of the two documents mentions tea"
+    resource = embedded[0].content.resource
+    chunk = json.loads(resource.text)
+    assert str(resource.uri) == f"grk://papers/chunks/{chunk['chunk_id']}"
+    assert chunk["verification"] == "verified"
+    assert "80 degrees" in chunk["content"]
+    assert instruction.content.text.endswith("Question: green tea temperature")
+    assert names.completion.values == ["papers"]
+    assert none.completion.values == []

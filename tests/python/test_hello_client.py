@@ -10,6 +10,7 @@ import time
 
 import pytest
 from mcp import Client, MCPError
+from mcp.types import PromptReference, ResourceTemplateReference
 
 pytestmark = pytest.mark.anyio
 
@@ -119,6 +120,37 @@ async def test_an_unknown_resource_and_a_traversal_raise_with_their_codes(target
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_lists_and_gets_a_prompt_and_completes_its_arguments(target: object, mode: str) -> None:
+    async with Client(target, mode=mode) as client:
+        assert client.server_capabilities.prompts is not None
+        assert client.server_capabilities.completions is not None
+        prompts = await client.list_prompts()
+        card = await client.get_prompt("greeting_card", {"language": "sw", "name": "Amani"})
+        codes = await client.complete(
+            PromptReference(type="ref/prompt", name="greeting_card"), {"name": "language", "value": "e"}
+        )
+        template = await client.complete(
+            ResourceTemplateReference(type="ref/resource", uri="hello://greetings/{language}/{name}"),
+            {"name": "language", "value": "f"},
+        )
+        with pytest.raises(MCPError) as missing:
+            await client.get_prompt("greeting_card", {"language": "sw"})
+    [listed] = prompts.prompts
+    assert (listed.name, listed.title) == ("greeting_card", "Write a greeting card")
+    assert [(a.name, a.required) for a in listed.arguments] == [
+        ("language", True),
+        ("name", True),
+        ("occasion", False),
+    ]
+    [message] = card.messages
+    assert message.role == "user"
+    assert message.content.text == 'Write a two-line greeting card in Swahili. Open it with "Habari, Amani!".'
+    assert codes.completion.values == ["en", "es"]
+    assert template.completion.values == ["fr"]
+    assert missing.value.code == -32602
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_a_client_recomputes_the_registry_digest_from_what_the_server_lists(
     target: object, mode: str
 ) -> None:
@@ -128,6 +160,7 @@ async def test_a_client_recomputes_the_registry_digest_from_what_the_server_list
         tools = await client.list_tools()
         resources = await client.list_resources()
         templates = await client.list_resource_templates()
+        prompts = await client.list_prompts()
     operations = [
         {
             "kind": "tool",
@@ -149,9 +182,18 @@ async def test_a_client_recomputes_the_registry_digest_from_what_the_server_list
         for item, uri in [(r, str(r.uri)) for r in resources.resources]
         + [(t, t.uri_template) for t in templates.resource_templates]
     ]
+    operations += [
+        {
+            "kind": "prompt",
+            "name": prompt.name,
+            "effect": prompt.meta["groundkit/effect"],
+            "arguments": [{"name": a.name, "required": a.required} for a in prompt.arguments],
+        }
+        for prompt in prompts.prompts
+    ]
     assert {op["effect"] for op in operations} == {"read_only"}
     operations.sort(key=lambda op: (op["kind"], op["name"]))
     canonical = json.dumps(operations, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    for listed in (tools, resources, templates):
+    for listed in (tools, resources, templates, prompts):
         assert listed.meta["groundkit/registry-digest"] == digest

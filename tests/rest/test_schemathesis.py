@@ -37,6 +37,6 @@ def test_every_check_passes_on_every_operation(grk: Served, tmp_path: Path) -> N
     )
     report = run.stdout + run.stderr
     assert run.returncode == 0, report
-    # The four tools and the three resources.
-    assert "Operations:       7 selected / 7 total" in report, report
+    # The four tools, the three resources and the prompt.
+    assert "Operations:       8 selected / 8 total" in report, report
     assert " failed" not in report.split("SUMMARY")[-1], report

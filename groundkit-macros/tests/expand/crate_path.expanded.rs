@@ -14,9 +14,11 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::my_framework::gk::__private::ToolSpec = {
         ::my_framework::gk::__private::assert_request::<StatsRequest>();
         ::my_framework::gk::__private::assert_return::<Result<Stats, Error>>();
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::my_framework::gk::__private::ErasedContext,
         arguments: ::my_framework::gk::__private::serde_json::Value,
+        call: ::my_framework::gk::__private::RequestContext,
     ) -> ::my_framework::gk::__private::BoxFuture<
         'a,
         ::my_framework::gk::__private::core::result::Result<

@@ -15,9 +15,11 @@ static __GROUNDKIT_TOOL_TEXT_STATS: ::groundkit_core::__private::ToolSpec = {
         ::groundkit_core::__private::assert_request::<StatsRequest>();
         ::groundkit_core::__private::assert_return::<Result<Stats, Error>>();
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::groundkit_core::__private::ErasedContext,
         arguments: ::groundkit_core::__private::serde_json::Value,
+        call: ::groundkit_core::__private::RequestContext,
     ) -> ::groundkit_core::__private::BoxFuture<
         'a,
         ::groundkit_core::__private::core::result::Result<

@@ -16,9 +16,11 @@ static __GROUNDKIT_TOOL_GREET: ::groundkit_core::__private::ToolSpec = {
         ::groundkit_core::__private::path_param(&request.language);
         ::groundkit_core::__private::path_param(&request.name);
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::groundkit_core::__private::ErasedContext,
         arguments: ::groundkit_core::__private::serde_json::Value,
+        call: ::groundkit_core::__private::RequestContext,
     ) -> ::groundkit_core::__private::BoxFuture<
         'a,
         ::groundkit_core::__private::core::result::Result<

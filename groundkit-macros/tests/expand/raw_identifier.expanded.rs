@@ -14,9 +14,11 @@ static __GROUNDKIT_TOOL_MATCH: ::groundkit_core::__private::ToolSpec = {
         ::groundkit_core::__private::assert_request::<MatchRequest>();
         ::groundkit_core::__private::assert_return::<Result<Found, Error>>();
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::groundkit_core::__private::ErasedContext,
         arguments: ::groundkit_core::__private::serde_json::Value,
+        call: ::groundkit_core::__private::RequestContext,
     ) -> ::groundkit_core::__private::BoxFuture<
         'a,
         ::groundkit_core::__private::core::result::Result<

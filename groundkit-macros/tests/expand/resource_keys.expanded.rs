@@ -17,9 +17,11 @@ static __GROUNDKIT_RESOURCE_DOC: ::my_framework::gk::__private::ResourceSpec = {
         >();
         ::my_framework::gk::__private::path_param(&params.name);
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::my_framework::gk::__private::ErasedContext,
         arguments: ::my_framework::gk::__private::serde_json::Value,
+        call: ::my_framework::gk::__private::RequestContext,
     ) -> ::my_framework::gk::__private::BoxFuture<
         'a,
         ::my_framework::gk::__private::core::result::Result<
@@ -61,6 +63,7 @@ static __GROUNDKIT_RESOURCE_DOC: ::my_framework::gk::__private::ResourceSpec = {
         context: ::my_framework::gk::__private::type_id::<Ctx>,
         context_name: ::my_framework::gk::__private::core::any::type_name::<Ctx>,
         params_schema: ::my_framework::gk::__private::input_schema::<DocParams>,
+        completers: &[],
         handler: __groundkit_handler,
     })
 };

@@ -13,9 +13,11 @@ static __GROUNDKIT_RESOURCE_LANGUAGES: ::groundkit_core::__private::ResourceSpec
         ::groundkit_core::__private::assert_context::<Ctx>();
         ::groundkit_core::__private::assert_resource_return::<Result<Content, Error>>();
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::groundkit_core::__private::ErasedContext,
         arguments: ::groundkit_core::__private::serde_json::Value,
+        call: ::groundkit_core::__private::RequestContext,
     ) -> ::groundkit_core::__private::BoxFuture<
         'a,
         ::groundkit_core::__private::core::result::Result<
@@ -53,6 +55,7 @@ static __GROUNDKIT_RESOURCE_LANGUAGES: ::groundkit_core::__private::ResourceSpec
         context: ::groundkit_core::__private::type_id::<Ctx>,
         context_name: ::groundkit_core::__private::core::any::type_name::<Ctx>,
         params_schema: ::groundkit_core::__private::no_params_schema,
+        completers: &[],
         handler: __groundkit_handler,
     })
 };

@@ -16,9 +16,11 @@ static __GROUNDKIT_RESOURCE_CHUNK: ::groundkit_core::__private::ResourceSpec = {
         ::groundkit_core::__private::path_param(&params.collection);
         ::groundkit_core::__private::path_param(&params.chunk_id);
     }
+    #[allow(unused_variables)]
     fn __groundkit_handler<'a>(
         context: &'a ::groundkit_core::__private::ErasedContext,
         arguments: ::groundkit_core::__private::serde_json::Value,
+        call: ::groundkit_core::__private::RequestContext,
     ) -> ::groundkit_core::__private::BoxFuture<
         'a,
         ::groundkit_core::__private::core::result::Result<
@@ -62,6 +64,7 @@ static __GROUNDKIT_RESOURCE_CHUNK: ::groundkit_core::__private::ResourceSpec = {
         context: ::groundkit_core::__private::type_id::<Ctx>,
         context_name: ::groundkit_core::__private::core::any::type_name::<Ctx>,
         params_schema: ::groundkit_core::__private::input_schema::<ChunkParams>,
+        completers: &[],
         handler: __groundkit_handler,
     })
 };

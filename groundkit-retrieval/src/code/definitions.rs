@@ -1,11 +1,12 @@
 //! Cutting a parsed file at its definitions.
 //!
-//! A definition (with the comments and attributes right before it, no blank line between) is a
-//! chunk when it fits the budget; a larger one is cut at the definitions nested in it, and what
-//! lies between those (its header, statements) is cut at blank lines. What lies between
-//! definitions at one level (imports, constants, statements) stays together up to the budget,
-//! then is cut at blank lines too; a paragraph still too large goes to the text chunker. Every
-//! chunk is a trimmed byte range of the file and carries the scope it lies in.
+//! A definition (with the comments and attributes right before it, no blank line between) fits
+//! the budget or is cut at the definitions nested in it, and what lies between those (its header,
+//! statements) is cut at blank lines. At each level, the pieces that fit (definitions, and what
+//! lies between them: imports, constants, statements) share a chunk with their neighbours up to
+//! the budget; a paragraph still too large goes to the text chunker. Every chunk is a trimmed byte
+//! range of the file and carries the scope it lies in: a chunk of several definitions lists their
+//! entries after their common parent (`class Session › def name; def close`).
 //!
 //! Trees are walked with explicit stacks, and definitions are cut into nested ones at most
 //! [`MAX_DEPTH`] deep (deeper, a definition is cut at blank lines), so no input, however deeply
@@ -15,7 +16,7 @@ use tree_sitter::Node;
 
 use crate::chunk::chunk_spans;
 use crate::code::language::Language;
-use crate::code::{SCOPE_SEPARATOR, Span};
+use crate::code::{ENTRY_SEPARATOR, SCOPE_SEPARATOR, Span};
 
 /// How many definitions deep an oversized definition is cut at the ones nested in it.
 pub(crate) const MAX_DEPTH: usize = 32;
@@ -56,11 +57,20 @@ struct Cutter<'a> {
     chunks: Vec<Span>,
 }
 
+/// A piece of one level of a region, not yet pushed: a definition that fits the budget (with its
+/// scope entry) or a run of what lies between definitions.
+struct Leaf {
+    start: usize,
+    end: usize,
+    entry: Option<String>,
+}
+
 impl Cutter<'_> {
     /// Cuts `start..end`, in scope `scope`, at the definitions nested in `container` (which is
     /// `depth` definitions deep) that lie in it.
     fn region(&mut self, start: usize, end: usize, scope: &str, container: Node<'_>, depth: usize) {
         let nested = self.nested_definitions(container);
+        let mut pending = Vec::new();
         let mut cursor = start;
         let inside = |node: &Node<'_>| node.start_byte() >= start && node.end_byte() <= end;
         for outer in nested.into_iter().filter(inside) {
@@ -72,23 +82,61 @@ impl Cutter<'_> {
             if from >= to {
                 continue;
             }
-            self.between(cursor, from, scope);
+            self.between(cursor, from, &mut pending);
             let entry = self.language.scope_entry(inner, self.text);
-            let inner_scope = if scope.is_empty() {
-                entry
-            } else {
-                format!("{scope}{SCOPE_SEPARATOR}{entry}")
-            };
             if to - from <= self.max_bytes {
-                self.push(from, to, &inner_scope);
-            } else if depth < MAX_DEPTH {
-                self.region(from, to, &inner_scope, inner, depth + 1);
+                pending.push(Leaf {
+                    start: from,
+                    end: to,
+                    entry: Some(entry),
+                });
             } else {
-                self.between(from, to, &inner_scope);
+                self.flush(&mut pending, scope);
+                let inner_scope = nest(scope, &entry);
+                if depth < MAX_DEPTH {
+                    self.region(from, to, &inner_scope, inner, depth + 1);
+                } else {
+                    let mut body = Vec::new();
+                    self.between(from, to, &mut body);
+                    self.flush(&mut body, &inner_scope);
+                }
             }
             cursor = to;
         }
-        self.between(cursor, end, scope);
+        self.between(cursor, end, &mut pending);
+        self.flush(&mut pending, scope);
+    }
+
+    /// Pushes the `pending` pieces of a level in scope `scope`, consecutive ones sharing a chunk
+    /// up to the budget. A chunk's scope is the level's scope followed by the entries of the
+    /// definitions in it (`class Session › def name; def close`), or the level's scope alone
+    /// when it holds none.
+    fn flush(&mut self, pending: &mut Vec<Leaf>, scope: &str) {
+        let mut group: Vec<Leaf> = Vec::new();
+        for leaf in pending.drain(..) {
+            if group
+                .first()
+                .is_some_and(|first| leaf.end - first.start > self.max_bytes)
+            {
+                self.push_group(&group, scope);
+                group.clear();
+            }
+            group.push(leaf);
+        }
+        self.push_group(&group, scope);
+    }
+
+    fn push_group(&mut self, group: &[Leaf], scope: &str) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            return;
+        };
+        let entries: Vec<&str> = group.iter().filter_map(|l| l.entry.as_deref()).collect();
+        let scope = if entries.is_empty() {
+            scope.to_owned()
+        } else {
+            nest(scope, &entries.join(ENTRY_SEPARATOR))
+        };
+        self.push(first.start, last.end, &scope);
     }
 
     /// The outermost definitions below `node`, in order (a definition's own nested ones are
@@ -124,14 +172,22 @@ impl Cutter<'_> {
         start
     }
 
-    /// What lies between definitions: one chunk when it fits, else cut at blank lines.
-    fn between(&mut self, start: usize, end: usize, scope: &str) {
+    /// What lies between definitions, as pieces: one when it fits, else cut at blank lines (a
+    /// paragraph still too large cut by the text chunker).
+    fn between(&self, start: usize, end: usize, out: &mut Vec<Leaf>) {
         let (start, end) = trim(self.text, start, end);
         if start >= end {
             return;
         }
+        let mut piece = |start, end| {
+            out.push(Leaf {
+                start,
+                end,
+                entry: None,
+            })
+        };
         if end - start <= self.max_bytes {
-            self.push(start, end, scope);
+            piece(start, end);
             return;
         }
         let mut current: Option<(usize, usize)> = None;
@@ -142,20 +198,23 @@ impl Cutter<'_> {
                 }
                 _ => {
                     if let Some((c_start, c_end)) = current.take() {
-                        self.push(c_start, c_end, scope);
+                        piece(c_start, c_end);
                     }
                     if p_end - p_start <= self.max_bytes {
                         current = Some((p_start, p_end));
                     } else {
                         for (s, e) in chunk_spans(&self.text[p_start..p_end], self.max_bytes) {
-                            self.push(p_start + s, p_start + e, scope);
+                            let (s, e) = trim(self.text, p_start + s, p_start + e);
+                            if s < e {
+                                piece(s, e);
+                            }
                         }
                     }
                 }
             }
         }
         if let Some((c_start, c_end)) = current {
-            self.push(c_start, c_end, scope);
+            piece(c_start, c_end);
         }
     }
 
@@ -168,6 +227,15 @@ impl Cutter<'_> {
                 scope: scope.to_owned(),
             });
         }
+    }
+}
+
+/// `scope › entry`, or `entry` at the top level.
+fn nest(scope: &str, entry: &str) -> String {
+    if scope.is_empty() {
+        entry.to_owned()
+    } else {
+        format!("{scope}{SCOPE_SEPARATOR}{entry}")
     }
 }
 

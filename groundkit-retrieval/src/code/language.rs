@@ -236,19 +236,19 @@ impl Language {
     /// ingest chunks its files again.
     pub fn chunker(self) -> &'static str {
         match self {
-            Language::Rust => "code-rust@1",
-            Language::Python => "code-python@1",
-            Language::JavaScript => "code-javascript@1",
-            Language::TypeScript => "code-typescript@1",
-            Language::Tsx => "code-tsx@1",
-            Language::Go => "code-go@1",
-            Language::Java => "code-java@1",
-            Language::C => "code-c@1",
-            Language::Cpp => "code-cpp@1",
-            Language::CSharp => "code-csharp@1",
-            Language::Ruby => "code-ruby@1",
-            Language::Php => "code-php@1",
-            Language::Shell => "code-shell@1",
+            Language::Rust => "code-rust@2",
+            Language::Python => "code-python@2",
+            Language::JavaScript => "code-javascript@2",
+            Language::TypeScript => "code-typescript@2",
+            Language::Tsx => "code-tsx@2",
+            Language::Go => "code-go@2",
+            Language::Java => "code-java@2",
+            Language::C => "code-c@2",
+            Language::Cpp => "code-cpp@2",
+            Language::CSharp => "code-csharp@2",
+            Language::Ruby => "code-ruby@2",
+            Language::Php => "code-php@2",
+            Language::Shell => "code-shell@2",
         }
     }
 

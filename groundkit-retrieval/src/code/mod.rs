@@ -19,6 +19,10 @@ pub use language::{Language, SourceKind, source_kind};
 /// Between the entries of a scope: `class Session › def close`.
 pub const SCOPE_SEPARATOR: &str = " › ";
 
+/// Between the entries of the definitions that share a chunk: `class Session › def name; def
+/// close`.
+pub const ENTRY_SEPARATOR: &str = "; ";
+
 /// The chunker name recorded for a source file chunked as text: its language has no grammar
 /// here, or its grammar could not parse it.
 pub const TEXT_CHUNKER: &str = "code-text@1";

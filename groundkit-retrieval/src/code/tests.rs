@@ -2,8 +2,8 @@
 
 use super::*;
 
-/// The scopes of the chunks of `text`, and each chunk's first line.
-fn outline(language: Language, text: &str, max_bytes: usize) -> Vec<(String, String)> {
+/// Each chunk's scope and text (every chunk within the budget and trimmed).
+fn chunks(language: Language, text: &str, max_bytes: usize) -> Vec<(String, String)> {
     let chunks = chunk_definitions(language, text, max_bytes).expect("parses");
     for chunk in &chunks {
         assert!(chunk.end - chunk.start <= max_bytes, "{chunk:?}");
@@ -12,9 +12,17 @@ fn outline(language: Language, text: &str, max_bytes: usize) -> Vec<(String, Str
     }
     chunks
         .iter()
-        .map(|c| {
-            let first = text[c.start..c.end].lines().next().unwrap_or_default();
-            (c.scope.clone(), first.to_owned())
+        .map(|c| (c.scope.clone(), text[c.start..c.end].to_owned()))
+        .collect()
+}
+
+/// The scopes of the chunks of `text`, and each chunk's first line.
+fn outline(language: Language, text: &str, max_bytes: usize) -> Vec<(String, String)> {
+    chunks(language, text, max_bytes)
+        .into_iter()
+        .map(|(scope, text)| {
+            let first = text.lines().next().unwrap_or_default().to_owned();
+            (scope, first)
         })
         .collect()
 }
@@ -28,9 +36,9 @@ fn scopes(language: Language, text: &str, max_bytes: usize) -> Vec<String> {
 
 #[test]
 fn rust_definitions_take_their_doc_comments_and_attributes() {
-    let text = "use std::fmt;\nuse std::io;\n\n/// A parser.\n#[derive(Debug)]\npub struct Parser {\n    pos: usize,\n}\n\nimpl Parser {\n    /// Parses a header.\n    fn parse_header(&self) -> bool {\n        true\n    }\n}\n\nimpl fmt::Display for Parser {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        Ok(())\n    }\n}\n";
+    let text = "use std::fmt;\nuse std::io;\nuse std::path::Path;\n\n/// A parser.\n#[derive(Debug)]\npub struct Parser {\n    pos: usize,\n}\n\nimpl Parser {\n    /// Parses a header.\n    fn parse_header(&self) -> bool {\n        true\n    }\n}\n\nimpl fmt::Display for Parser {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        Ok(())\n    }\n}\n";
     assert_eq!(
-        outline(Language::Rust, text, 4000),
+        outline(Language::Rust, text, 100),
         vec![
             ("".into(), "use std::fmt;".into()),
             ("struct Parser".into(), "/// A parser.".into()),
@@ -38,6 +46,10 @@ fn rust_definitions_take_their_doc_comments_and_attributes() {
             (
                 "impl fmt::Display for Parser".into(),
                 "impl fmt::Display for Parser {".into()
+            ),
+            (
+                "impl fmt::Display for Parser › fn fmt".into(),
+                "fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {".into()
             ),
         ]
     );
@@ -65,8 +77,55 @@ fn an_oversized_definition_is_cut_at_its_nested_definitions_then_at_blank_lines(
         .filter(|(scope, _)| scope == "impl Parser › fn parse_header")
         .count();
     assert!(pieces > 2, "{outline:?}");
-    assert!(outline.contains(&("impl Parser › fn small".into(), "fn small(&self) {}".into())));
-    assert_eq!(outline.last(), Some(&("impl Parser".into(), "}".into())));
+    // The small method and the impl's closing brace share the last chunk.
+    assert_eq!(
+        outline.last(),
+        Some(&("impl Parser › fn small".into(), "fn small(&self) {}".into()))
+    );
+}
+
+#[test]
+fn small_neighbouring_definitions_share_a_chunk_up_to_the_budget_listing_their_entries() {
+    // At the top level, then in a class cut at its methods (the entries follow the class).
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            "MAX = 10\nMIN = 0\n\n\ndef low():\n    return MIN\n\n\ndef high():\n    return MAX\n\n\ndef clamp(v):\n    return max(MIN, min(v, MAX))\n",
+            &[
+                (
+                    "def low; def high",
+                    "MAX = 10\nMIN = 0\n\n\ndef low():\n    return MIN\n\n\ndef high():\n    return MAX",
+                ),
+                (
+                    "def clamp",
+                    "def clamp(v):\n    return max(MIN, min(v, MAX))",
+                ),
+            ],
+        ),
+        (
+            "class Range:\n    def low(self): return 0\n    def high(self): return 9\n    def span(self): return self.high() - self.low()\n    def mid(self): return (self.low() + self.high()) // 2\n",
+            &[
+                (
+                    "class Range › def low; def high",
+                    "class Range:\n    def low(self): return 0\n    def high(self): return 9",
+                ),
+                (
+                    "class Range › def span",
+                    "def span(self): return self.high() - self.low()",
+                ),
+                (
+                    "class Range › def mid",
+                    "def mid(self): return (self.low() + self.high()) // 2",
+                ),
+            ],
+        ),
+    ];
+    for (text, expected) in cases {
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(scope, chunk)| (scope.to_string(), chunk.to_string()))
+            .collect();
+        assert_eq!(chunks(Language::Python, text, 80), expected);
+    }
 }
 
 #[test]
@@ -92,22 +151,22 @@ fn every_grammar_finds_its_definitions() {
         (
             Language::JavaScript,
             "// Adds.\nexport function add(a, b) { return a + b; }\nclass Cart { total() { return 0; } }\nconst RATE = 0.2;\nexport const greet = (name) => `hi ${name}`;\n",
-            &["function add", "class Cart", "", "function greet"],
+            &["function add; class Cart; function greet"],
         ),
         (
             Language::TypeScript,
             "interface Shape { area(): number }\ntype Id = string;\nnamespace Geo { export function dist(): number { return 0; } }\n",
-            &["interface Shape", "type Id", "namespace Geo"],
+            &["interface Shape; type Id; namespace Geo"],
         ),
         (
             Language::Tsx,
             "export function App(): JSX.Element { return <div/>; }\nconst Row = function (): JSX.Element { return <tr/>; };\n",
-            &["function App", "function Row"],
+            &["function App; function Row"],
         ),
         (
             Language::Go,
             "package main\n\n// Session is open.\ntype Session struct{}\n\nfunc (s *Session) Close() error { return nil }\n\nfunc main() {}\n",
-            &["", "type Session", "func (s *Session) Close", "func main"],
+            &["type Session; func (s *Session) Close; func main"],
         ),
         (
             Language::Java,
@@ -117,7 +176,7 @@ fn every_grammar_finds_its_definitions() {
         (
             Language::C,
             "#include <stdio.h>\n\ntypedef struct { int x; } point;\n\nstatic int parse(const char *s) { return 0; }\n",
-            &["", "typedef point", "function parse"],
+            &["typedef point; function parse"],
         ),
         (
             Language::Cpp,
@@ -137,12 +196,12 @@ fn every_grammar_finds_its_definitions() {
         (
             Language::Php,
             "<?php\nfunction greet($name) { return $name; }\nclass Greeter { public function hello() {} }\n",
-            &["", "function greet", "class Greeter"],
+            &["function greet; class Greeter"],
         ),
         (
             Language::Shell,
             "#!/bin/sh\nset -e\n\n# Builds it.\nbuild() {\n  make\n}\n",
-            &["", "function build"],
+            &["function build"],
         ),
     ];
     for (language, text, expected) in cases {
@@ -190,16 +249,14 @@ fn a_namespace_statement_scopes_the_rest_of_its_file() {
         scopes(Language::Php, php, 4000),
         vec![
             "",
-            "namespace App",
             "namespace App › class Greeter",
-            "namespace Other",
             "namespace Other › function f"
         ]
     );
     let csharp = "using System;\nnamespace App;\n\npublic class Session { }\n";
     assert_eq!(
         scopes(Language::CSharp, csharp, 4000),
-        vec!["", "namespace App", "namespace App › class Session"]
+        vec!["", "namespace App › class Session"]
     );
 }
 

@@ -57,6 +57,29 @@ pub(super) enum Item {
     },
 }
 
+impl Item {
+    /// The document id of a file a stager reads (`File`, `Code`); `None` for the rest.
+    pub(super) fn file_name(&self) -> Option<&str> {
+        match self {
+            Item::File { rel, .. } => Some(rel),
+            #[cfg(feature = "code")]
+            Item::Code { rel, .. } => Some(rel),
+            _ => None,
+        }
+    }
+
+    /// The source it names, as a summary reports it: a path, a URL, or what was given.
+    pub(super) fn name(&self) -> &str {
+        match self {
+            Item::File { rel, .. } | Item::Beir { rel, .. } => rel,
+            #[cfg(feature = "code")]
+            Item::Code { rel, .. } | Item::Skipped { rel, .. } => rel,
+            Item::Url(url) => url,
+            Item::Invalid { source, .. } => source,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(super) enum FileKind {
     Text,
@@ -76,6 +99,18 @@ enum Kind {
 }
 
 fn file_kind(path: &Path) -> Option<Kind> {
+    if let Some(kind) = document_kind(path) {
+        return Some(Kind::Document(kind));
+    }
+    #[cfg(feature = "code")]
+    return code::source_kind(path.file_name()?.to_str()?).map(Kind::Code);
+    #[cfg(not(feature = "code"))]
+    None
+}
+
+/// How a document named `path` (a file, or a mail attachment) is read, by its extension; `None`
+/// when it is not a document (source code is judged apart).
+pub(super) fn document_kind(path: &Path) -> Option<FileKind> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -85,18 +120,14 @@ fn file_kind(path: &Path) -> Option<Kind> {
         .as_deref()
         .and_then(crate::office::Format::from_extension)
     {
-        return Some(Kind::Document(FileKind::Office(format)));
+        return Some(FileKind::Office(format));
     }
-    let kind = match ext.as_deref() {
-        Some(ext) if TEXT_EXTENSIONS.contains(&ext) => FileKind::Text,
-        Some("html" | "htm" | "xhtml") => FileKind::Html,
-        Some("pdf") => FileKind::Pdf,
-        #[cfg(feature = "code")]
-        _ => return code::source_kind(path.file_name()?.to_str()?).map(Kind::Code),
-        #[cfg(not(feature = "code"))]
-        _ => return None,
-    };
-    Some(Kind::Document(kind))
+    match ext.as_deref() {
+        Some(ext) if TEXT_EXTENSIONS.contains(&ext) => Some(FileKind::Text),
+        Some("html" | "htm" | "xhtml") => Some(FileKind::Html),
+        Some("pdf") => Some(FileKind::Pdf),
+        _ => None,
+    }
 }
 
 /// Why the file at `path` is skipped whatever it holds, if it is.

@@ -1,14 +1,20 @@
-//! Ingest, the only write path: discover inputs (`discover`), read each source (`sources`), chunk
-//! it with exact offsets, and write documents, chunks, the lexical index and (with an embedder)
+//! Ingest, the only write path: discover inputs (`discover`), read each source (`sources`; files
+//! are read, extracted and chunked on worker threads by `stage`, on all cores), chunk it with
+//! exact offsets, and write documents, chunks, the lexical index and (with an embedder)
 //! the vectors as one new generation (`writer`; the commit protocol is described in the module
 //! root of `retrieval`). Bad inputs are reported per source and skipped; with the `code`
 //! feature, source files are read too (chunked at their definitions by `code`), and files that
 //! are not source worth reading are counted by reason ([`SkippedFiles`]).
 
+#[cfg(feature = "office")]
+mod attachments;
 mod discover;
 mod ledger;
 mod sources;
+mod stage;
 mod writer;
+
+use stage::{Staged, Stager};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -216,6 +222,10 @@ pub struct IngestSummary {
     pub code: CodeChunking,
     /// Files not read because they are not source code worth indexing, by reason.
     pub skipped: SkippedFiles,
+    /// Mail attachments not read as documents: of a format grk does not read, mail attached to
+    /// mail, or past the caps on an attachment's size and on a mail file's attachments.
+    #[serde(default)]
+    pub attachments_skipped: u64,
     /// Chunks whose vector this ingest computed.
     pub embedded: u64,
     /// Chunks whose vector was reused from the previous generation (same embedding input, same
@@ -239,6 +249,7 @@ impl IngestSummary {
             skipped: SkippedFiles::default(),
             documents: 0,
             chunks: 0,
+            attachments_skipped: 0,
             embedded: 0,
             reused_vectors: 0,
             seconds: 0.0,
@@ -331,34 +342,34 @@ pub fn ingest(
     let (items, roots) = discover::discover(options, &base);
     progress.start(items.len());
     let mut failed_roots: Vec<String> = Vec::new();
-    for item in items {
-        match item {
-            Item::Invalid { source, reason } => {
+    let known = writer.known_hashes(items.iter().filter_map(Item::file_name))?;
+    let stager = Stager {
+        base: &base,
+        max_bytes: writer.max_chunk_bytes(),
+        known: &known,
+        workers: std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    stager.run(items, |staged| -> Result<(), Error> {
+        let (item, staged) = match staged {
+            Staged::File { item, staged } => (item, *staged),
+            Staged::Other(Item::Invalid { source, reason }) => {
                 progress.item(&source, &ItemOutcome::Failed(reason.clone()));
                 writer.fail(source, reason);
+                return Ok(());
             }
             #[cfg(feature = "code")]
-            Item::Skipped { rel, reason } => {
+            Staged::Other(Item::Skipped { rel, reason }) => {
                 let name = writer.summary.skipped.count(reason);
                 progress.item(&rel, &ItemOutcome::NotSource(name));
+                return Ok(());
             }
-            Item::File { path, rel, kind } => {
-                let result = sources::ingest_file(&mut writer, &base, &path, &rel, kind);
-                let outcome = single_outcome(&mut writer, &rel, result)?;
-                progress.item(&rel, &outcome);
-            }
-            #[cfg(feature = "code")]
-            Item::Code { path, rel, kind } => {
-                let result = sources::ingest_code(&mut writer, &base, &path, &rel, kind);
-                let outcome = single_outcome(&mut writer, &rel, result)?;
-                progress.item(&rel, &outcome);
-            }
-            Item::Url(url) => {
+            Staged::Other(Item::Url(url)) => {
                 let result = ingest_url(&mut writer, &paths, &url, options.fetch_timeout);
                 let outcome = single_outcome(&mut writer, &url, result)?;
                 progress.item(&url, &outcome);
+                return Ok(());
             }
-            Item::Beir { path, rel } => {
+            Staged::Other(Item::Beir { path, rel }) => {
                 let outcome = match sources::ingest_beir(&mut writer, &base, &path, &rel) {
                     Ok(outcome) => outcome,
                     Err(FileError::Fatal(err)) => return Err(err),
@@ -370,9 +381,22 @@ pub fn ingest(
                     }
                 };
                 progress.item(&rel, &outcome);
+                return Ok(());
             }
-        }
-    }
+            // A file the stager passed over is staged here.
+            Staged::Other(file) => {
+                let staged = stager.restage(&file);
+                (file, staged)
+            }
+        };
+        let rel = item.name().to_owned();
+        let result = staged.and_then(|staged| {
+            sources::write_staged(&mut writer, staged, || stager.restage(&item))
+        });
+        let outcome = single_outcome(&mut writer, &rel, result)?;
+        progress.item(&rel, &outcome);
+        Ok(())
+    })?;
 
     progress.phase("removing");
     let in_scope = |row: &DocumentRow| {

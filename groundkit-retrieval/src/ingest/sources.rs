@@ -3,8 +3,8 @@
 //! Files are opened once inside the base directory and read from that handle
 //! (`source_file::open_within`), at most [`MAX_SOURCE_BYTES`] of them; a BEIR corpus is read line
 //! by line, each line at most that long. An office document, workbook, notebook, mailbox or book
-//! (the `office` feature) is extracted, and each of its units (a slide, a block of rows, a cell,
-//! a message, a section) made one chunk, or cut by the text chunker when larger. A source-code
+//! (the `office` feature) or a PDF is extracted, and each of its units (a slide, a block of rows,
+//! a cell, a message, a section, a page) made one chunk, or cut by the text chunker when larger. A source-code
 //! file (the `code` feature) is judged on its bytes first (`code::skip`), then chunked at its
 //! definitions, or as text when its language has no grammar or its grammar cannot parse it.
 
@@ -13,7 +13,6 @@ use std::path::Path;
 #[cfg(feature = "fetch-url")]
 use std::time::Duration;
 
-#[cfg(feature = "office")]
 use crate::chunk::Span;
 #[cfg(feature = "fetch-url")]
 use crate::collection::CollectionPaths;
@@ -22,6 +21,8 @@ use crate::ingest::ItemOutcome;
 use crate::ingest::discover::FileKind;
 use crate::ingest::writer::{Change, Prepared, Writer};
 use crate::model::SourceClass;
+#[cfg(feature = "office")]
+use crate::office::Format;
 use crate::source_file::{
     BoundedLines, MAX_SOURCE_BYTES, ReadError, SourceFile, open_within, read_bounded,
 };
@@ -61,6 +62,13 @@ impl From<ExtractError> for FileError {
     }
 }
 
+#[cfg(feature = "office")]
+impl From<crate::office::Malformed> for FileError {
+    fn from(err: crate::office::Malformed) -> Self {
+        ExtractError::from(err).into()
+    }
+}
+
 impl From<ReadError> for FileError {
     fn from(err: ReadError) -> Self {
         ExtractError::from(err).into()
@@ -72,13 +80,34 @@ fn open(path: &Path, base: &Path) -> Result<SourceFile, FileError> {
     open_within(path, base).map_err(|err| FileError::Skip(err.reason()))
 }
 
-pub(super) fn ingest_file(
-    writer: &mut Writer<'_>,
+/// A file read and hashed (on a worker thread): its document prepared unless the collection
+/// already holds that hash for it.
+pub(super) struct StagedFile {
+    rel: String,
+    hash: String,
+    /// The document, cut into chunks; `None` when the collection holds this hash already.
+    prepared: Option<Result<Prepared, FileError>>,
+    /// A mail file's bytes, and whether it is a mailbox: its attachments are documents of their
+    /// own, written with it.
+    #[cfg(feature = "office")]
+    mail: Option<(bool, Vec<u8>)>,
+    /// How a source-code file was chunked, when it was prepared.
+    #[cfg(feature = "code")]
+    chunking: Option<Chunking>,
+}
+
+/// What the collection held before this ingest: each document's content hash.
+pub(super) type Known = std::collections::HashMap<String, String>;
+
+/// Reads a file of `kind` and hashes it; extracts and chunks it unless `known` holds its hash.
+pub(super) fn stage_file(
     base: &Path,
     path: &Path,
     rel: &str,
     kind: FileKind,
-) -> Result<Change, FileError> {
+    max_bytes: usize,
+    known: &Known,
+) -> Result<StagedFile, FileError> {
     let bytes = read_bounded(open(path, base)?, MAX_SOURCE_BYTES)?;
     let (class, extractor) = match kind {
         FileKind::Text => (SourceClass::Text, None),
@@ -92,51 +121,122 @@ pub(super) fn ingest_file(
     };
     let hash = super::sha256_hex(&[extractor.unwrap_or("").as_bytes(), &bytes]);
     #[cfg(feature = "office")]
-    let max_bytes = writer.max_chunk_bytes();
-    writer.write_if_changed(rel, hash, |hash| {
-        #[cfg_attr(not(feature = "office"), allow(unused_mut))]
-        let mut chunks = None;
-        let text = match kind {
-            FileKind::Text => String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
-            FileKind::Html => extract::html_to_text(&bytes)?,
+    let mail = match kind {
+        FileKind::Office(format @ (Format::Email | Format::Mbox)) => {
+            Some((format == Format::Mbox, bytes.clone()))
+        }
+        _ => None,
+    };
+    let prepared = (known.get(rel) != Some(&hash)).then(|| {
+        let (text, chunks) = match kind {
+            FileKind::Text => (
+                String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?,
+                None,
+            ),
+            FileKind::Html => (extract::html_to_text(&bytes)?, None),
             #[cfg(feature = "extract-pdf")]
-            FileKind::Pdf => extract::pdf_to_text(&bytes)?,
+            FileKind::Pdf => units_cut(extract::pdf_pages(&bytes)?, max_bytes),
             #[cfg(not(feature = "extract-pdf"))]
             FileKind::Pdf => return Err(ExtractError::Unsupported("PDF").into()),
             #[cfg(feature = "office")]
-            FileKind::Office(format) => {
-                let doc = crate::office::extract(format, &bytes).map_err(ExtractError::from)?;
-                chunks = doc
-                    .units
-                    .as_deref()
-                    .map(|units| unit_chunks(&doc.text, units, max_bytes));
-                doc.text
-            }
+            FileKind::Office(format) => units_cut(
+                crate::office::extract(format, &bytes).map_err(ExtractError::from)?,
+                max_bytes,
+            ),
         };
-        if text.trim().is_empty() {
-            return Err(FileError::Skip("contains no text".into()));
-        }
-        Ok(Prepared {
-            document_id: rel.to_owned(),
-            source: rel.to_owned(),
-            class,
-            extractor,
-            snapshot: None,
-            record_offset: None,
-            hash,
-            text,
-            chunks,
-        })
+        prepared(rel, class, extractor, &hash, chunks, text, max_bytes)
+    });
+    Ok(StagedFile {
+        rel: rel.to_owned(),
+        hash,
+        prepared,
+        #[cfg(feature = "office")]
+        mail,
+        #[cfg(feature = "code")]
+        chunking: None,
     })
 }
 
-/// The chunks of an extracted document's `units`: each unit one chunk, a unit larger than
-/// `max_bytes` cut by the text chunker, every chunk with its unit's scope.
-#[cfg(feature = "office")]
-fn unit_chunks(text: &str, units: &[crate::office::Unit], max_bytes: usize) -> Vec<Span> {
+/// The document of a file source holding `text`, cut into `chunks` (by the text chunker when
+/// `None`); a text of only whitespace is skipped.
+fn prepared(
+    rel: &str,
+    class: SourceClass,
+    extractor: Option<&'static str>,
+    hash: &str,
+    chunks: Option<Vec<Span>>,
+    text: String,
+    max_bytes: usize,
+) -> Result<Prepared, FileError> {
+    if text.trim().is_empty() {
+        return Err(FileError::Skip("contains no text".into()));
+    }
+    Ok(Prepared {
+        document_id: rel.to_owned(),
+        source: rel.to_owned(),
+        class,
+        extractor,
+        snapshot: None,
+        record_offset: None,
+        hash: hash.to_owned(),
+        chunks: Some(chunks.unwrap_or_else(|| crate::chunk::text_chunks(&text, max_bytes))),
+        text,
+    })
+}
+
+/// Writes a staged file (and a mail file's attachments first). Should the store no longer hold
+/// the hash the stage found known (a document written twice in one ingest), the file is staged
+/// again by `restage`, with nothing known.
+pub(super) fn write_staged(
+    writer: &mut Writer<'_>,
+    staged: StagedFile,
+    restage: impl FnOnce() -> Result<StagedFile, FileError>,
+) -> Result<Change, FileError> {
+    #[cfg(feature = "office")]
+    if let Some((mailbox, bytes)) = &staged.mail {
+        super::attachments::ingest_attachments(writer, &staged.rel, *mailbox, bytes)?;
+    }
+    #[cfg(feature = "code")]
+    let mut chunking = staged.chunking;
+    let change = writer.write_if_changed(&staged.rel, staged.hash, |_| match staged.prepared {
+        Some(prepared) => prepared,
+        None => {
+            let again = restage()?;
+            #[cfg(feature = "code")]
+            {
+                chunking = again.chunking;
+            }
+            again
+                .prepared
+                .unwrap_or_else(|| Err(FileError::Skip("changed while it was being read".into())))
+        }
+    });
+    #[cfg(feature = "code")]
+    if let (Ok(Change::Added | Change::Updated), Some(chunking)) = (&change, chunking) {
+        let counts = &mut writer.summary.code;
+        match chunking {
+            Chunking::Definitions => counts.definitions += 1,
+            Chunking::NoGrammar => counts.no_grammar += 1,
+            Chunking::Unparsable => counts.unparsable += 1,
+        }
+    }
+    change
+}
+
+/// An extracted document's text and, when it is made of units, its chunks: each unit one chunk,
+/// a unit larger than `max_bytes` cut by the text chunker, every chunk with its unit's scope.
+/// `None` when the document is one flow, for the text chunker.
+#[cfg(any(feature = "office", feature = "extract-pdf"))]
+pub(super) fn units_cut(
+    doc: crate::units::Extracted,
+    max_bytes: usize,
+) -> (String, Option<Vec<Span>>) {
+    let Some(units) = doc.units else {
+        return (doc.text, None);
+    };
     let mut spans = Vec::with_capacity(units.len());
     for unit in units {
-        let body = &text[unit.start..unit.end];
+        let body = &doc.text[unit.start..unit.end];
         spans.extend(
             crate::chunk::text_chunks(body, max_bytes)
                 .into_iter()
@@ -147,20 +247,21 @@ fn unit_chunks(text: &str, units: &[crate::office::Unit], max_bytes: usize) -> V
                 }),
         );
     }
-    spans
+    (doc.text, Some(spans))
 }
 
-/// Reads a source-code file holding `bytes` as a `text` source: skipped when it is not source
-/// worth reading, else chunked at its definitions (or as text), the chunker recorded as its
-/// extractor.
+/// Reads a source-code file and hashes it: skipped when it is not source worth reading, else,
+/// unless `known` holds its hash, chunked at its definitions (or as text), the chunker recorded
+/// as its extractor.
 #[cfg(feature = "code")]
-pub(super) fn ingest_code(
-    writer: &mut Writer<'_>,
+pub(super) fn stage_code(
     base: &Path,
     path: &Path,
     rel: &str,
     kind: crate::code::SourceKind,
-) -> Result<Change, FileError> {
+    max_bytes: usize,
+    known: &Known,
+) -> Result<StagedFile, FileError> {
     use crate::code::{self, SourceKind, TEXT_CHUNKER};
     let bytes = read_bounded(open(path, base)?, MAX_SOURCE_BYTES)?;
     if let Some(reason) = code::skip::skip_by_content(&bytes) {
@@ -171,9 +272,8 @@ pub(super) fn ingest_code(
         SourceKind::Unparsed => TEXT_CHUNKER,
     };
     let hash = super::sha256_hex(&[chunker.as_bytes(), &bytes]);
-    let max_bytes = writer.max_chunk_bytes();
     let mut chunking = None;
-    let change = writer.write_if_changed(rel, hash, |hash| {
+    let prepared = (known.get(rel) != Some(&hash)).then(|| {
         let text = String::from_utf8(bytes).map_err(|_| ExtractError::InvalidUtf8)?;
         if text.trim().is_empty() {
             return Err(FileError::Skip("contains no text".into()));
@@ -194,31 +294,29 @@ pub(super) fn ingest_code(
                 (TEXT_CHUNKER, code::text_chunks(&text, max_bytes))
             }
         };
-        Ok(Prepared {
-            document_id: rel.to_owned(),
-            source: rel.to_owned(),
-            class: SourceClass::Text,
-            extractor: Some(extractor),
-            snapshot: None,
-            record_offset: None,
-            hash,
+        prepared(
+            rel,
+            SourceClass::Text,
+            Some(extractor),
+            &hash,
+            Some(chunks),
             text,
-            chunks: Some(chunks),
-        })
-    })?;
-    if let Some(chunking) = chunking {
-        let counts = &mut writer.summary.code;
-        match chunking {
-            Chunking::Definitions => counts.definitions += 1,
-            Chunking::NoGrammar => counts.no_grammar += 1,
-            Chunking::Unparsable => counts.unparsable += 1,
-        }
-    }
-    Ok(change)
+            max_bytes,
+        )
+    });
+    Ok(StagedFile {
+        rel: rel.to_owned(),
+        hash,
+        prepared,
+        #[cfg(feature = "office")]
+        mail: None,
+        chunking,
+    })
 }
 
 /// How a source file was chunked.
 #[cfg(feature = "code")]
+#[derive(Clone, Copy)]
 enum Chunking {
     Definitions,
     NoGrammar,

@@ -218,6 +218,22 @@ impl<'a> Writer<'a> {
         Ok(self.write(prepare(hash)?, stored.is_some())?)
     }
 
+    /// The content hash the store holds for each of `document_ids` that it holds (nothing
+    /// while a new collection has no store yet): one lookup each, so the map is no larger than
+    /// the inputs, whatever the size of the collection.
+    pub(super) fn known_hashes<'i>(
+        &self,
+        document_ids: impl IntoIterator<Item = &'i str>,
+    ) -> Result<super::sources::Known, Error> {
+        let mut known = super::sources::Known::new();
+        for id in document_ids {
+            if let Some(row) = self.stored(id)? {
+                known.insert(id.to_owned(), row.content_hash);
+            }
+        }
+        Ok(known)
+    }
+
     /// The store's row of `document_id` (none while a new collection has no store yet).
     fn stored(&self, document_id: &str) -> Result<Option<DocumentRow>, Error> {
         match &self.conn {
@@ -323,6 +339,30 @@ impl<'a> Writer<'a> {
         })
     }
 
+    /// Marks every stored document whose id starts with `prefix` as seen, so it is kept.
+    #[cfg(feature = "office")]
+    pub(super) fn keep_stored_under(&mut self, prefix: &str) -> Result<(), Error> {
+        const PAGE: usize = 256;
+        let mut after = prefix.to_owned();
+        loop {
+            let page = match &self.conn {
+                Some(conn) => write::documents_after(conn, Some(&after), PAGE)?,
+                None => return Ok(()),
+            };
+            let full = page.len() == PAGE;
+            for (id, _) in page {
+                if !id.starts_with(prefix) {
+                    return Ok(());
+                }
+                self.ledger.see(&id)?;
+                after = id;
+            }
+            if !full {
+                return Ok(());
+            }
+        }
+    }
+
     /// Calls `f` on every stored document in id order, reading the store a page at a time (so
     /// `f` may change it, and memory does not grow with the collection).
     fn each_stored(
@@ -348,7 +388,6 @@ impl<'a> Writer<'a> {
     }
 
     /// The largest chunk, in bytes.
-    #[cfg(any(feature = "code", feature = "office"))]
     pub(super) fn max_chunk_bytes(&self) -> usize {
         self.max_chunk_bytes
     }

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use tantivy::tokenizer::{PreTokenizedString, TextAnalyzer, Token};
 use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 
-use crate::analysis::{ANALYZER_NAME, code_terms, english_analyzer};
+use crate::analysis::{ANALYZER_NAME, code_text, english_analyzer, terms};
 use crate::collection::{
     CollectionPaths, RETIRED_FILES, VECTOR_GRAPH_FILE, VECTORS_FILE, generation_name,
 };
@@ -42,7 +42,7 @@ pub struct ChunkDoc<'a> {
     pub start: u64,
     /// End offset.
     pub end: u64,
-    /// Whether the chunk is source code (indexed with [`code_terms`]).
+    /// Whether the chunk is source code (indexed with the terms of [`code_text`]).
     pub code: bool,
     /// A source-code chunk's scope, empty when none (then not stored).
     pub scope: &'a str,
@@ -57,12 +57,9 @@ thread_local! {
 
 /// A source-code chunk's content with its terms: those of its scope, then those of its text.
 fn code_content(scope: &str, content: &str) -> PreTokenizedString {
-    let terms = CODE_ANALYZER.with_borrow_mut(|analyzer| {
-        let mut terms = code_terms(analyzer, scope);
-        terms.extend(code_terms(analyzer, content));
-        terms
-    });
-    let tokens = terms
+    let words =
+        CODE_ANALYZER.with_borrow_mut(|analyzer| terms(analyzer, &code_text(scope, content)));
+    let tokens = words
         .into_iter()
         .enumerate()
         .map(|(position, text)| Token {

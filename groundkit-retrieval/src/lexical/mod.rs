@@ -43,7 +43,7 @@ pub(crate) struct Fields {
     /// Document id (indexed as one token for deletes, stored).
     pub document_id: Field,
     /// Chunk text (analysed, term frequencies, stored). A source-code chunk is indexed with its
-    /// scope and the parts of its identifiers (`analysis::code_terms`), as pre-analysed terms
+    /// scope and the parts of its identifiers (the terms of `analysis::code_text`), as pre-analysed terms
     /// stored with its text.
     pub content: Field,
     /// Citation source (stored).

@@ -1,5 +1,5 @@
 //! Office documents, spreadsheets, notebooks, mail and books (the `office` feature): DOCX, PPTX,
-//! XLSX, ODT, ODP, Jupyter notebooks, EML, MBOX and EPUB, read as `extracted` sources.
+//! XLSX, ODT, ODP, ODS, RTF, Jupyter notebooks, EML, MBOX and EPUB, read as `extracted` sources.
 //!
 //! Each format has an extractor with a recorded identity (`groundkit-docx@1`, ...) that turns the
 //! file's bytes into text, deterministically, so `fetch_chunk` re-runs it to verify a chunk as it
@@ -10,44 +10,34 @@
 //!
 //! Every read is bounded: zip archives by entry count, total uncompressed size and compression
 //! ratio (`archive`), XML by nesting depth and with no entities (`xml`), sheets by their
-//! cells and the size of their text (`sheet`), notebooks by the JSON parser's nesting limit;
+//! cells, columns and the size of their text (`sheet`, `ods`), RTF by its group depth (`rtf`),
+//! notebooks by the JSON parser's nesting limit;
 //! mail by the 64 MiB any source is held to (its parser decodes messages nested in messages at
 //! most three deep).
 //! A file past a limit fails alone, with its reason.
+//!
+//! A mail file's attachments are found by `attachment`, which names each by its address in the
+//! file; reading one as a document of its own is `extract`'s, which knows every format.
 
 mod archive;
+pub mod attachment;
 mod document;
 mod epub;
 mod mail;
 mod notebook;
+mod ods;
+mod rtf;
 mod sheet;
 mod xml;
 
 pub use archive::{MAX_ENTRIES, MAX_RATIO, MAX_UNCOMPRESSED};
-pub use sheet::{MAX_CELLS, ROWS_PER_BLOCK};
+pub use attachment::{MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS};
+pub use rtf::MAX_GROUP_DEPTH;
+pub use sheet::{MAX_CELLS, MAX_COLUMNS, ROWS_PER_BLOCK};
 pub use xml::MAX_DEPTH;
 
-/// Why a document does not read as its format. Messages name no paths.
-#[derive(Debug)]
-pub struct Malformed {
-    /// The format's name.
-    pub format: &'static str,
-    /// What went wrong.
-    pub reason: String,
-}
-
-/// A unit of a document: the byte range `start..end` of its text, and its scope.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unit {
-    /// Offset of its first byte.
-    pub start: usize,
-    /// Offset one past its last byte.
-    pub end: usize,
-    /// Where it lies in the document (`slide 2`).
-    pub scope: String,
-}
-
-use crate::source_file::MAX_SOURCE_BYTES;
+use crate::units::UnitText;
+pub use crate::units::{Extracted, Malformed, Unit};
 
 /// A format this feature reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +52,10 @@ pub enum Format {
     Odt,
     /// OpenDocument presentations: one unit per slide.
     Odp,
+    /// OpenDocument spreadsheets: one unit per block of a sheet's rows.
+    Ods,
+    /// Rich Text Format documents.
+    Rtf,
     /// Jupyter notebooks: one unit per cell; outputs are not read.
     Notebook,
     /// One e-mail message (RFC 5322).
@@ -78,6 +72,8 @@ const FORMATS: &[Format] = &[
     Format::Xlsx,
     Format::Odt,
     Format::Odp,
+    Format::Ods,
+    Format::Rtf,
     Format::Notebook,
     Format::Email,
     Format::Mbox,
@@ -103,6 +99,8 @@ impl Format {
             Format::Xlsx => "xlsx",
             Format::Odt => "odt",
             Format::Odp => "odp",
+            Format::Ods => "ods",
+            Format::Rtf => "rtf",
             Format::Notebook => "ipynb",
             Format::Email => "eml",
             Format::Mbox => "mbox",
@@ -119,6 +117,8 @@ impl Format {
             Format::Xlsx => "groundkit-xlsx@1",
             Format::Odt => "groundkit-odt@1",
             Format::Odp => "groundkit-odp@1",
+            Format::Ods => "groundkit-ods@1",
+            Format::Rtf => "groundkit-rtf@1",
             Format::Notebook => "groundkit-ipynb@1",
             Format::Email => "groundkit-eml@1",
             Format::Mbox => "groundkit-mbox@1",
@@ -134,21 +134,14 @@ impl Format {
             Format::Xlsx => "XLSX",
             Format::Odt => "ODT",
             Format::Odp => "ODP",
+            Format::Ods => "ODS",
+            Format::Rtf => "RTF",
             Format::Notebook => "a Jupyter notebook",
             Format::Email => "an e-mail message",
             Format::Mbox => "a mailbox",
             Format::Epub => "EPUB",
         }
     }
-}
-
-/// A document's text and, for formats made of parts, its units.
-pub struct Extracted {
-    /// The text chunk offsets are measured on.
-    pub text: String,
-    /// The units (byte ranges of `text` with their scopes); `None` when the text is one flow,
-    /// cut by the text chunker.
-    pub units: Option<Vec<Unit>>,
 }
 
 /// Extracts the text of `bytes`, a file of `format`.
@@ -160,60 +153,11 @@ pub fn extract(format: Format, bytes: &[u8]) -> Result<Extracted, Malformed> {
         Format::Odt => document::odt(bytes, name),
         Format::Odp => document::odp(bytes, name),
         Format::Xlsx => sheet::xlsx(bytes, name),
+        Format::Ods => ods::ods(bytes, name),
+        Format::Rtf => rtf::text(bytes, name),
         Format::Notebook => notebook::cells(bytes, name),
         Format::Email => mail::message(bytes, name),
         Format::Mbox => mail::mailbox(bytes, name),
         Format::Epub => epub::sections(bytes, name),
-    }
-}
-
-/// Builds a document's text unit by unit, units separated by a blank line, at most
-/// [`MAX_SOURCE_BYTES`] of it.
-struct UnitText {
-    text: String,
-    units: Vec<Unit>,
-    format: &'static str,
-}
-
-impl UnitText {
-    fn new(format: &'static str) -> Self {
-        Self {
-            text: String::new(),
-            units: Vec::new(),
-            format,
-        }
-    }
-
-    /// Appends a unit (empty ones are left out), or fails when the text passes
-    /// [`MAX_SOURCE_BYTES`].
-    fn push(&mut self, scope: String, body: &str) -> Result<(), Malformed> {
-        let body = body.trim();
-        if body.is_empty() {
-            return Ok(());
-        }
-        if !self.text.is_empty() {
-            self.text.push_str("\n\n");
-        }
-        let start = self.text.len();
-        self.text.push_str(body);
-        self.units.push(Unit {
-            start,
-            end: self.text.len(),
-            scope,
-        });
-        if self.text.len() > MAX_SOURCE_BYTES as usize {
-            return Err(archive::malformed(
-                self.format,
-                format!("its text is larger than {} MiB", MAX_SOURCE_BYTES >> 20),
-            ));
-        }
-        Ok(())
-    }
-
-    fn finish(self) -> Extracted {
-        Extracted {
-            text: self.text,
-            units: Some(self.units),
-        }
     }
 }

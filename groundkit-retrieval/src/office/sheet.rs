@@ -1,4 +1,4 @@
-//! Workbooks (XLSX): each sheet's rows as text, a line per row with its cells separated by
+//! Workbooks (XLSX, and the layout ODS shares through `ods`): each sheet's rows as text, a line per row with its cells separated by
 //! ` | `, in blocks of [`ROWS_PER_BLOCK`] rows; each block is a unit that repeats the sheet's
 //! first row (its header) above its rows, so a chunk reads on its own.
 //!
@@ -21,20 +21,20 @@ pub const MAX_CELLS: usize = 1_000_000;
 /// Rows of a block, the header row not counted.
 pub const ROWS_PER_BLOCK: usize = 20;
 /// Most columns a row is laid out to.
-const MAX_COLUMNS: u32 = 1024;
+pub const MAX_COLUMNS: u32 = 1024;
 
 /// One row: its number (0-based) and its cells' text by column.
-type Row = (u32, Vec<(u32, String)>);
+pub(super) type Row = (u32, Vec<(u32, String)>);
 
 /// What a workbook's cells may still take: a count of cells and bytes of their text (a string a
 /// workbook shares among many cells counts once per cell).
-struct Budget {
+pub(super) struct Budget {
     cells: usize,
     bytes: usize,
 }
 
 impl Budget {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             cells: MAX_CELLS,
             bytes: MAX_SOURCE_BYTES as usize,
@@ -43,7 +43,18 @@ impl Budget {
 
     /// Takes one cell of `len` bytes, or fails when the workbook is past a limit.
     fn take(&mut self, len: usize, format: &'static str) -> Result<(), Malformed> {
-        self.cells = self.cells.checked_sub(1).ok_or_else(|| {
+        self.take_many(1, len, format)
+    }
+
+    /// Takes `cells` cells of `len` bytes in all (a row or a cell a sheet repeats), or fails
+    /// when the workbook is past a limit; nothing is laid out before the count is known.
+    pub(super) fn take_many(
+        &mut self,
+        cells: usize,
+        len: usize,
+        format: &'static str,
+    ) -> Result<(), Malformed> {
+        self.cells = self.cells.checked_sub(cells).ok_or_else(|| {
             malformed(
                 format,
                 format!("the workbook holds more than {MAX_CELLS} cells"),
@@ -95,10 +106,7 @@ fn sheet_rows(
         budget.take(value.len(), format)?;
         let (row, column) = cell.get_position();
         if column >= MAX_COLUMNS {
-            return Err(malformed(
-                format,
-                format!("a sheet is wider than {MAX_COLUMNS} columns"),
-            ));
+            return Err(too_wide(format));
         }
         let value = value.replace(['\n', '\r', '\t'], " ");
         match rows.last_mut() {
@@ -109,8 +117,16 @@ fn sheet_rows(
     Ok(rows)
 }
 
+/// The failure of a sheet with a cell past [`MAX_COLUMNS`].
+pub(super) fn too_wide(format: &'static str) -> Malformed {
+    malformed(
+        format,
+        format!("a sheet is wider than {MAX_COLUMNS} columns"),
+    )
+}
+
 /// Appends a sheet's blocks of rows, each below the header row.
-fn push_blocks(out: &mut UnitText, sheet: &str, rows: &[Row]) -> Result<(), Malformed> {
+pub(super) fn push_blocks(out: &mut UnitText, sheet: &str, rows: &[Row]) -> Result<(), Malformed> {
     let Some((header, body)) = rows.split_first() else {
         return Ok(());
     };

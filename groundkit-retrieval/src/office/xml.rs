@@ -10,7 +10,7 @@
 
 use quick_xml::Reader;
 use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 
 use super::Malformed;
 use super::archive::malformed;
@@ -44,26 +44,17 @@ pub(crate) fn paragraphs(
     markup: &Markup,
     format: &'static str,
 ) -> Result<Vec<Vec<String>>, Malformed> {
-    let xml = std::str::from_utf8(xml).map_err(|_| malformed(format, "XML is not UTF-8".into()))?;
-    let mut reader = Reader::from_str(xml);
+    let mut events = Events::new(xml, format)?;
     let mut units: Vec<Vec<String>> = vec![Vec::new()];
     let mut current = String::new();
-    let mut depth = 0usize;
     // How many of the open elements keep their text, and how many drop it.
     let mut in_text = 0usize;
     let mut in_skipped = 0usize;
     let keep_all = markup.text.is_empty();
-    let fail = |reason: String| malformed(format, reason);
     loop {
-        let event = reader
-            .read_event()
-            .map_err(|err| fail(format!("bad XML: {err}")))?;
+        let event = events.next()?;
         match event {
             Event::Start(e) => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(fail(format!("XML nested deeper than {MAX_DEPTH} elements")));
-                }
                 let local = e.local_name();
                 let name = local.as_ref();
                 if is(markup.units, name) {
@@ -93,7 +84,6 @@ pub(crate) fn paragraphs(
                 }
             }
             Event::End(e) => {
-                depth = depth.saturating_sub(1);
                 let local = e.local_name();
                 let name = local.as_ref();
                 if is(markup.text, name) {
@@ -113,19 +103,8 @@ pub(crate) fn paragraphs(
             Event::CData(t) if keep_all || in_text > 0 => {
                 push_text(&mut current, &t.xml10_content(), markup.collapse_whitespace);
             }
-            Event::GeneralRef(r) if keep_all || in_text > 0 => match r.resolve_char_ref() {
-                Ok(Some(c)) => current.push(c),
-                Ok(None) => current.push_str(
-                    resolve_predefined_entity(&r)
-                        .ok_or_else(|| fail("XML refers to an undeclared entity".into()))?,
-                ),
-                Err(err) => return Err(fail(format!("bad XML character reference: {err}"))),
-            },
-            Event::DocType(doctype) if doctype.contains('[') => {
-                return Err(fail(
-                    "XML declares entities in its document type, which this format never does"
-                        .into(),
-                ));
+            Event::GeneralRef(r) if keep_all || in_text > 0 => {
+                push_reference(&mut current, &r, format)?;
             }
             Event::Eof => break,
             _ => {}
@@ -136,6 +115,80 @@ pub(crate) fn paragraphs(
         units.pop();
     }
     Ok(units)
+}
+
+/// The events of an XML part, read within [`MAX_DEPTH`] and refusing a document type that
+/// declares anything.
+pub(crate) struct Events<'a> {
+    reader: Reader<&'a [u8]>,
+    depth: usize,
+    format: &'static str,
+}
+
+impl<'a> Events<'a> {
+    /// Reads `xml`, which must be UTF-8.
+    pub(crate) fn new(xml: &'a [u8], format: &'static str) -> Result<Self, Malformed> {
+        let xml =
+            std::str::from_utf8(xml).map_err(|_| malformed(format, "XML is not UTF-8".into()))?;
+        Ok(Self {
+            reader: Reader::from_str(xml),
+            depth: 0,
+            format,
+        })
+    }
+
+    /// The next event; [`Event::Eof`] at the end.
+    pub(crate) fn next(&mut self) -> Result<Event<'a>, Malformed> {
+        let format = self.format;
+        let event = self
+            .reader
+            .read_event()
+            .map_err(|err| malformed(format, format!("bad XML: {err}")))?;
+        match &event {
+            Event::Start(_) => {
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return Err(malformed(
+                        format,
+                        format!("XML nested deeper than {MAX_DEPTH} elements"),
+                    ));
+                }
+            }
+            Event::End(_) => self.depth = self.depth.saturating_sub(1),
+            Event::DocType(doctype) if doctype.contains('[') => {
+                return Err(malformed(
+                    format,
+                    "XML declares entities in its document type, which this format never does"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
+        Ok(event)
+    }
+}
+
+/// Appends what a reference stands for: a character reference, or one of the five predefined
+/// entities; any other fails the document.
+pub(crate) fn push_reference(
+    current: &mut String,
+    reference: &BytesRef<'_>,
+    format: &'static str,
+) -> Result<(), Malformed> {
+    match reference.resolve_char_ref() {
+        Ok(Some(c)) => current.push(c),
+        Ok(None) => current.push_str(
+            resolve_predefined_entity(reference)
+                .ok_or_else(|| malformed(format, "XML refers to an undeclared entity".into()))?,
+        ),
+        Err(err) => {
+            return Err(malformed(
+                format,
+                format!("bad XML character reference: {err}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn is(names: &[&str], name: &str) -> bool {
@@ -175,20 +228,10 @@ pub(crate) fn for_each_element(
     format: &'static str,
     mut visit: impl FnMut(&str, &BytesStart<'_>),
 ) -> Result<(), Malformed> {
-    let xml = std::str::from_utf8(xml).map_err(|_| malformed(format, "XML is not UTF-8".into()))?;
-    let mut reader = Reader::from_str(xml);
+    let mut events = Events::new(xml, format)?;
     loop {
-        match reader
-            .read_event()
-            .map_err(|err| malformed(format, format!("bad XML: {err}")))?
-        {
+        match events.next()? {
             Event::Start(e) | Event::Empty(e) => visit(e.local_name().as_ref(), &e),
-            Event::DocType(doctype) if doctype.contains('[') => {
-                return Err(malformed(
-                    format,
-                    "XML declares entities in its document type".into(),
-                ));
-            }
             Event::Eof => return Ok(()),
             _ => {}
         }

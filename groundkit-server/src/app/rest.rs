@@ -1,9 +1,10 @@
-//! The REST surface: one actix route per registered tool and resource, and nothing the
+//! The REST surface: one actix route per registered tool, resource and prompt, and nothing the
 //! registry does not declare besides `GET /openapi.json`.
 //!
 //! POST tools take a JSON object body; GET tools take only path parameters. A resource is a GET
 //! whose path parameters are its URI variables, answered with its content as the body under its
-//! MIME type. Path parameters are
+//! MIME type. A prompt is a POST whose JSON body is its arguments, answered with the JSON of
+//! MCP's `prompts/get`. Path parameters are
 //! merged into the arguments object, which the tool's own handler parses and validates, so REST
 //! and MCP share one parser and one error mapping. No route accepts a query string (the
 //! [`request_context`](crate::edge::access::request_context) middleware refuses it before
@@ -16,15 +17,17 @@ use std::sync::Arc;
 use actix_web::http::Method;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpRequest, HttpResponse, web};
+use groundkit_core::prompt;
 use groundkit_core::tool::HttpMethod;
-use groundkit_core::{Content, Error, ResourceSpec, ToolSpec};
+use groundkit_core::{Content, Error, PromptSpec, RequestContext, ResourceSpec, ToolSpec};
 use serde_json::{Map, Value};
 
 use crate::edge::access::{self, Transport};
 use crate::edge::body::{self, BodyLimits};
+use crate::edge::deadline::Closed;
 use crate::edge::id::RequestId;
 use crate::edge::problem::{self, Problem, Refusal};
-use crate::invoke::{invoke, read};
+use crate::invoke::{get_prompt, invoke, read};
 use crate::state::AppState;
 
 /// The path of the OpenAPI document.
@@ -72,6 +75,18 @@ pub fn configure<Ctx: Send + Sync + 'static>(
                 .default_service(web::to(|req| method_not_allowed(req, "GET"))),
         );
     }
+    for spec in state.registry.prompts() {
+        let spec: &'static PromptSpec = spec;
+        let state = Arc::clone(state);
+        cfg.service(
+            web::resource(spec.route().path)
+                .wrap(from_fn(access::tagged(Transport::Rest)))
+                .route(web::post().to(move |req: HttpRequest, body: web::Payload| {
+                    get(Arc::clone(&state), spec, req, body)
+                }))
+                .default_service(web::to(|req| method_not_allowed(req, "POST"))),
+        );
+    }
     let openapi = Arc::clone(&state.openapi);
     cfg.service(
         web::resource(OPENAPI_PATH)
@@ -101,7 +116,9 @@ async fn call<Ctx: Send + Sync + 'static>(
 ) -> HttpResponse {
     access::note(&req, |note| note.tool = Some(spec.name().into()));
     let result = match arguments(spec, &req, body, state.limits.body()).await {
-        Ok(arguments) => invoke(&state, spec, arguments).await.map_err(Problem::from),
+        Ok(arguments) => invoke(&state, spec, arguments, rest_call(&req))
+            .await
+            .map_err(Problem::from),
         Err(problem) => Err(problem),
     };
     match result {
@@ -122,15 +139,60 @@ async fn read_resource<Ctx: Send + Sync + 'static>(
     access::note(&req, |note| note.tool = Some(spec.name().into()));
     let arguments = path_arguments(spec.route().params, &req, Map::new());
     match arguments {
-        Ok(arguments) => match read(&state, spec, Value::Object(arguments)).await {
-            Ok(Content::Text(text)) => HttpResponse::Ok().content_type(spec.mime_type()).body(text),
-            Ok(Content::Blob(bytes)) => HttpResponse::Ok()
-                .content_type(spec.mime_type())
-                .body(bytes),
-            Err(error) => problem::response(error, &RequestId::of(&req)),
-        },
+        Ok(arguments) => {
+            match read(&state, spec, Value::Object(arguments), rest_call(&req)).await {
+                Ok(Content::Text(text)) => {
+                    HttpResponse::Ok().content_type(spec.mime_type()).body(text)
+                }
+                Ok(Content::Blob(bytes)) => HttpResponse::Ok()
+                    .content_type(spec.mime_type())
+                    .body(bytes),
+                Err(error) => problem::response(error, &RequestId::of(&req)),
+            }
+        }
         Err(problem) => problem::response(problem, &RequestId::of(&req)),
     }
+}
+
+async fn get<Ctx: Send + Sync + 'static>(
+    state: Arc<AppState<Ctx>>,
+    spec: &'static PromptSpec,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HttpResponse {
+    access::note(&req, |note| note.tool = Some(spec.name().into()));
+    let result = match json_body(&req, payload, state.limits.body()).await {
+        Ok(arguments) => get_prompt(&state, spec, Value::Object(arguments), rest_call(&req))
+            .await
+            .map_err(Problem::from),
+        Err(problem) => Err(problem),
+    };
+    match result {
+        Ok(messages) => HttpResponse::Ok().json(prompt::rendered(spec, &messages)),
+        Err(problem) => problem::response(problem, &RequestId::of(&req)),
+    }
+}
+
+/// The context of a call on the REST route serving `req`, cancelled if its connection closes.
+fn rest_call(req: &HttpRequest) -> RequestContext {
+    let call = RequestContext::new(RequestId::of(req), Transport::Rest);
+    match req.conn_data::<Closed>() {
+        Some(Closed(closed)) => call.cancelled_with(closed),
+        None => call,
+    }
+}
+
+/// A JSON object body.
+async fn json_body(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limits: BodyLimits,
+) -> Result<Map<String, Value>, Problem> {
+    if !body::is_json(req) {
+        return Err(Refusal::UnsupportedMediaType.into());
+    }
+    let bytes = body::read(req, payload, limits).await?;
+    Ok(groundkit_core::request::parse_object(&bytes)?)
 }
 
 /// The arguments object: the JSON body (POST) with the path parameters merged in.
@@ -143,11 +205,7 @@ async fn arguments(
     let route = spec.route();
     let mut object = Map::new();
     if route.method == HttpMethod::Post {
-        if !body::is_json(req) {
-            return Err(Refusal::UnsupportedMediaType.into());
-        }
-        let bytes = body::read(req, payload, limits).await?;
-        object = groundkit_core::request::parse_object(&bytes)?;
+        object = json_body(req, payload, limits).await?;
     }
     path_arguments(route.params, req, object).map(Value::Object)
 }

@@ -60,6 +60,12 @@ pub(super) fn print_ingest(summary: &IngestSummary) {
             skipped.binary, skipped.generated, skipped.lock_file, skipped.vendored
         );
     }
+    if summary.attachments_skipped > 0 {
+        println!(
+            "mail attachments not read: {} (of no format read, mail in mail, or past the caps)",
+            summary.attachments_skipped
+        );
+    }
     println!(
         "generation {}: {} documents, {} chunks ({:.2}s)",
         summary.generation, summary.documents, summary.chunks, summary.seconds

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use groundkit_core::Error;
+use groundkit_core::{Error, RequestContext, Transport};
 use groundkit_retrieval::embed::Embedder;
 use groundkit_retrieval::{
     FetchChunkResponse, IndexStatus, ListCollectionsResponse, SearchResponse,
@@ -17,6 +17,7 @@ use super::args::{Cli, FetchArgs, ListArgs, SearchArgs, StatusArgs};
 use super::output::{self, print_json};
 use super::reranker::Reranking;
 use super::serve::{StateError, service_state};
+use crate::edge::id::random_id;
 use crate::invoke::invoke;
 
 /// Calls the service tool `name` with `arguments` and prints its answer: with `--json` the JSON
@@ -48,7 +49,8 @@ fn call<T: DeserializeOwned>(
         .enable_time()
         .build()
         .map_err(|err| Error::internal(format!("cannot start the runtime: {err}")))?;
-    let answer = engine.block_on(invoke(&state, spec, arguments))?;
+    let request = RequestContext::new(random_id(), Transport::InProcess);
+    let answer = engine.block_on(invoke(&state, spec, arguments, request))?;
     if json {
         return print_json(&answer);
     }

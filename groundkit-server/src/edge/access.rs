@@ -26,27 +26,7 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use super::id::{REQUEST_ID_HEADER, RequestId};
 use super::problem::{self, Refusal};
 
-/// The transport a request arrived on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transport {
-    /// A REST route (or `GET /openapi.json`).
-    Rest,
-    /// MCP Streamable HTTP.
-    McpHttp,
-    /// MCP over stdio.
-    McpStdio,
-}
-
-impl Transport {
-    /// The name the access line uses.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Transport::Rest => "rest",
-            Transport::McpHttp => "mcp-http",
-            Transport::McpStdio => "mcp-stdio",
-        }
-    }
-}
+pub use groundkit_core::Transport;
 
 /// What the transport that served a request says about it.
 #[derive(Debug, Clone, Default)]

@@ -33,6 +33,12 @@
 //! it goes and ends with its call; the server offers no stream that stays silent (`GET /mcp` is
 //! 405).
 //!
+//! The wrapper also tells the calls a connection carries when it closes: a read that finds the
+//! end of the stream (or fails), or the connection being dropped, fires its [`Cancellation`],
+//! which every call arriving on it is linked to ([`Closed`], in the connection's data). That
+//! looks at how many bytes a read returned, never at what they say. A client that half-closes
+//! its side after sending a request is taken to be gone, as most servers take it.
+//!
 //! The expired clock wakes the connection's task, and actix-http polls the connection's reads
 //! whenever its task wakes (unless its read buffer is full, while it answers what it holds) and
 //! its writes while it has something to send, so the connection is dropped at the deadline.
@@ -42,6 +48,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use groundkit_core::Cancellation;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
@@ -56,6 +63,18 @@ pub struct WriteDeadline<T> {
     /// is moved on when it fires early.
     timer: Pin<Box<Sleep>>,
     expired: bool,
+    /// Fired when the peer closes the connection or it is dropped.
+    closed: Cancellation,
+}
+
+/// A connection's closing, in its connection data (`HttpRequest::conn_data`).
+#[derive(Debug, Clone)]
+pub struct Closed(pub Cancellation);
+
+impl<T> Drop for WriteDeadline<T> {
+    fn drop(&mut self) {
+        self.closed.cancel();
+    }
 }
 
 impl<T> WriteDeadline<T> {
@@ -68,7 +87,13 @@ impl<T> WriteDeadline<T> {
             last_write: now,
             timer: Box::pin(tokio::time::sleep_until(now + limit)),
             expired: false,
+            closed: Cancellation::new(),
         }
+    }
+
+    /// The signal fired when this connection closes.
+    pub fn closed(&self) -> Closed {
+        Closed(self.closed.clone())
     }
 
     /// An error once the deadline has passed; otherwise the timer is armed to wake `cx` at it.
@@ -110,7 +135,13 @@ impl<T: AsyncRead + Unpin> AsyncRead for WriteDeadline<T> {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         this.check(cx)?;
-        Pin::new(&mut this.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let result = Pin::new(&mut this.io).poll_read(cx, buf);
+        let at_end = buf.remaining() > 0 && buf.filled().len() == before;
+        if matches!(result, Poll::Ready(Err(_))) || (result.is_ready() && at_end) {
+            this.closed.cancel();
+        }
+        result
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 use groundkit_core::progress::{self, ProgressSink};
-use groundkit_core::{Error, digest};
+use groundkit_core::{Cancellation, Error, RequestContext, Transport, digest};
 use jsonrpsee::RpcModule;
 use jsonrpsee::core::server::{AsyncMethod, Extensions, MethodCallback, MethodResponse, Methods};
 use jsonrpsee::types::ErrorObjectOwned;
@@ -22,9 +22,9 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::progress::Notifications;
 use super::protocol::{self, Revision};
-use super::resources;
 use super::session::Peer;
 use super::tools::{self, ToolReply};
+use super::{prompts, resources};
 use crate::edge::problem::{self, Problem, rpc_code};
 use crate::invoke::{invoke, read};
 use crate::state::AppState;
@@ -40,6 +40,9 @@ pub const METHODS: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
     "server/discover",
 ];
 
@@ -69,6 +72,10 @@ pub struct Call {
     pub result: Slot<ToolReply>,
     /// Set when the request's params name a key twice: the call is refused with this message.
     pub duplicate_key: Option<String>,
+    /// The transport it arrived on.
+    pub transport: Transport,
+    /// Fired when its connection closes (HTTP).
+    pub closed: Option<Cancellation>,
 }
 
 impl Call {
@@ -76,11 +83,14 @@ impl Call {
     /// refused yet.
     pub fn new(
         peer: &Arc<Peer>,
+        transport: Transport,
         revision: Revision,
         request_id: &str,
         params: Option<Map<String, Value>>,
     ) -> Self {
         Self {
+            transport,
+            closed: None,
             revision,
             peer: Arc::clone(peer),
             request_id: request_id.to_owned(),
@@ -89,6 +99,16 @@ impl Call {
             params: Slot(std::sync::Mutex::new(params)),
             result: Slot::default(),
             duplicate_key: None,
+        }
+    }
+
+    /// What the called function sees of this call.
+    pub fn request_context(&self) -> RequestContext {
+        let call = RequestContext::new(self.request_id.as_str(), self.transport)
+            .with_protocol_version(self.revision.as_str());
+        match &self.closed {
+            Some(closed) => call.cancelled_with(closed),
+            None => call,
         }
     }
 
@@ -190,6 +210,30 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             })
             .map(|_| ()),
         module
+            .register_async_method("prompts/list", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                prompts_list(&state, &call.params(), &call)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("prompts/get", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                if state.registry.prompts().is_empty() {
+                    return Err(rpc_error(rpc_code::METHOD_NOT_FOUND, "Method not found"));
+                }
+                prompts::get(&state, &call.params(), &call).await
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("completion/complete", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                if !state.registry.has_completers() {
+                    return Err(rpc_error(rpc_code::METHOD_NOT_FOUND, "Method not found"));
+                }
+                prompts::complete(&state, &call.params(), &call).await
+            })
+            .map(|_| ()),
+        module
             .register_async_method("server/discover", |_, state, _| async move {
                 RpcResult::Ok(discover(&state))
             })
@@ -227,13 +271,19 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
     methods
 }
 
-/// What this server can do, as advertised: tools, and resources when the registry has any (no
-/// logging, prompts or completions, so their methods answer -32601; nor resource
-/// subscriptions).
+/// What this server can do, as advertised: tools; resources, prompts and completions when the
+/// registry has any (a method of one it has not answers -32601); no logging, nor resource
+/// subscriptions.
 fn capabilities<Ctx>(state: &AppState<Ctx>) -> Value {
     let mut capabilities = json!({ "tools": { "listChanged": false } });
     if !state.registry.resources().is_empty() {
         capabilities["resources"] = json!({ "listChanged": false, "subscribe": false });
+    }
+    if !state.registry.prompts().is_empty() {
+        capabilities["prompts"] = json!({ "listChanged": false });
+    }
+    if state.registry.has_completers() {
+        capabilities["completions"] = json!({});
     }
     capabilities
 }
@@ -282,6 +332,16 @@ fn tools_list<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
         .iter()
         .map(|spec| tools::definition(spec, call.revision));
     Ok(list("tools", tools, next, call.revision, &state.digest))
+}
+
+/// `prompts/list`; -32601 when the registry has no prompts.
+fn prompts_list<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Call) -> RpcResult {
+    if state.registry.prompts().is_empty() {
+        return Err(rpc_error(rpc_code::METHOD_NOT_FOUND, "Method not found"));
+    }
+    let (page, next) = page(state.registry.prompts(), |s| s.name(), params)?;
+    let items = page.iter().map(|spec| prompts::entry(spec, call.revision));
+    Ok(list("prompts", items, next, call.revision, &state.digest))
 }
 
 /// `resources/list` (`statics`) or `resources/templates/list`; -32601 when the registry has no
@@ -364,9 +424,14 @@ async fn resources_read<Ctx: Send + Sync + 'static>(
         return Err(invalid_params("Invalid params: uri must be a string"));
     };
     let outcome = match state.registry.resource_for(uri) {
-        Some((spec, arguments)) => read(state, spec, Value::Object(arguments))
-            .await
-            .map(|content| resources::contents(uri, spec, &content, call.revision)),
+        Some((spec, arguments)) => read(
+            state,
+            spec,
+            Value::Object(arguments),
+            call.request_context(),
+        )
+        .await
+        .map(|content| resources::contents(uri, spec, &content, call.revision)),
         None => Err(Error::NotFound {
             resource: "resource",
             id: uri.clone(),
@@ -375,7 +440,7 @@ async fn resources_read<Ctx: Send + Sync + 'static>(
     outcome.map_err(|error| {
         let problem = Problem::from(error);
         problem::log(&problem, &call.request_id);
-        resources::failure(&problem, uri, &call.request_id, call.revision)
+        resources::failure(&problem, Some(uri), &call.request_id, call.revision)
     })
 }
 
@@ -411,7 +476,10 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         .zip(call.notify.clone())
         .map(|(token, out)| Arc::new(Notifications::new(token, out)) as Arc<dyn ProgressSink>);
     let outcome = match &call.duplicate_key {
-        None => progress::scope(sink, invoke(state, spec, arguments)).await,
+        None => {
+            let request = call.request_context();
+            progress::scope(sink, invoke(state, spec, arguments, request)).await
+        }
         Some(message) => Err(Error::InvalidRequest {
             field: None,
             message: message.clone(),

@@ -8,14 +8,16 @@
 //!   answers with an `answer::Answer` whose `Outcome` is in no transport's terms.
 //! - `bridge` calls the jsonrpsee method table; `methods` is that table (`initialize`,
 //!   `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/templates/list`,
-//!   `resources/read`, `server/discover`, and the notifications).
+//!   `resources/read`, `prompts/list`, `prompts/get`, `completion/complete`,
+//!   `server/discover`, and the notifications).
 //! - `tools` renders tool specs, results and errors as MCP JSON; `resources` renders resource
-//!   specs, contents and failed reads.
+//!   specs, contents and failed reads; `prompts` renders prompt specs and answers gets and
+//!   completions.
 //! - `progress` turns a tool's progress reports into `notifications/progress`.
 //! - `session` holds peers, the HTTP session table and the in-flight requests.
 //! - [`stdio`] and [`http`] are the transports; only [`http`] knows HTTP.
 //!
-//! Every tool and resource served here comes from the [`Registry`](groundkit_core::Registry) in the
+//! Every tool, resource and prompt served here comes from the [`Registry`](groundkit_core::Registry) in the
 //! [`AppState`](crate::AppState); there is no way to add an MCP-only tool. Nothing here imports
 //! REST: what both share is in `edge`.
 //!
@@ -28,6 +30,7 @@ pub mod http;
 mod jsonrpc;
 mod methods;
 mod progress;
+mod prompts;
 mod protocol;
 mod resources;
 mod server;

@@ -68,24 +68,33 @@ pub fn contents(uri: &str, spec: &ResourceSpec, content: &Content, revision: Rev
     result
 }
 
-/// The error answering a read of `uri` that failed with `problem`.
+/// The error answering a read of `uri` (or a prompt's get or a completion, without a URI) that
+/// failed with `problem`.
 pub fn failure(
     problem: &Problem,
-    uri: &str,
+    uri: Option<&str>,
     request_id: &str,
     revision: Revision,
 ) -> ErrorObjectOwned {
     let rendering = mapping(problem);
     let mut data = json!({
-        "uri": uri,
         "kind": rendering.kind,
         "detail": problem.public_detail(),
         "request_id": request_id,
     });
+    if let Some(uri) = uri {
+        data["uri"] = json!(uri);
+    }
     if let Some(field) = problem.field() {
         data["field"] = json!(field);
     }
     let (code, message) = match rendering.rpc.unwrap_or(rpc_code::INTERNAL_ERROR) {
+        // Without a URI, what was not found was named by an argument: invalid params, as MCP
+        // answers a prompt's missing or wrong arguments.
+        rpc_code::RESOURCE_NOT_FOUND if uri.is_none() => (
+            rpc_code::INVALID_PARAMS,
+            problem.public_detail().into_owned(),
+        ),
         rpc_code::RESOURCE_NOT_FOUND => (
             revision.resource_not_found_code(),
             "Resource not found".to_owned(),

@@ -10,6 +10,7 @@
 //! through [`Transport`], and what comes out is an [`Answer`] whose [`Outcome`] the transport
 //! turns into its own terms (an HTTP status, an access-log line).
 
+use groundkit_core::Cancellation;
 use std::sync::Arc;
 
 use futures_util::future::{abortable, join_all};
@@ -36,6 +37,14 @@ pub enum Transport<'a> {
 }
 
 impl Transport<'_> {
+    /// Which transport it is, as a called function sees it.
+    pub fn kind(&self) -> groundkit_core::Transport {
+        match self {
+            Transport::Stdio => groundkit_core::Transport::McpStdio,
+            Transport::Http(_) => groundkit_core::Transport::McpHttp,
+        }
+    }
+
     /// The `MCP-Protocol-Version` the envelope declares (none on stdio).
     fn version(&self) -> HeaderVersion<'_> {
         match self {
@@ -57,6 +66,8 @@ pub struct Exchange<'a> {
     pub request_id: &'a str,
     /// Where progress notifications go.
     pub notify: Option<&'a UnboundedSender<String>>,
+    /// Fired when its connection closes (HTTP).
+    pub closed: Option<&'a Cancellation>,
 }
 
 /// The MCP server of one [`AppState`]: the method table and the framing in front of it.
@@ -137,7 +148,13 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                     && methods::METHODS.contains(&method.as_str())
                 {
                     let revision = ex.peer.negotiated().unwrap_or(Revision::ASSUMED);
-                    let call = Call::new(ex.peer, revision, ex.request_id, Some(params));
+                    let call = Call::new(
+                        ex.peer,
+                        ex.transport.kind(),
+                        revision,
+                        ex.request_id,
+                        Some(params),
+                    );
                     let _ = self.table.call(&method, call).await;
                 }
                 Answer::silent()
@@ -225,9 +242,16 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
                 format!("Invalid params: {message}"),
             ));
         }
-        let mut call = Call::new(ex.peer, revision, ex.request_id, params);
+        let mut call = Call::new(
+            ex.peer,
+            ex.transport.kind(),
+            revision,
+            ex.request_id,
+            params,
+        );
         call.id = Some(request.id.clone());
         call.notify = ex.notify.cloned();
+        call.closed = ex.closed.cloned();
         call.duplicate_key = request.duplicate_key.clone();
         let key = jsonrpc::id_key(&request.id);
         let (future, handle) = abortable(self.table.call(method, call));

@@ -79,6 +79,7 @@ where
                         transport: Transport::Stdio,
                         request_id: &request_id,
                         notify: Some(&tx),
+                        closed: None,
                     };
                     let mut answer = server.handle_frame(&bytes, exchange).await;
                     if answer.outcome != Outcome::Silent {

@@ -1,6 +1,7 @@
 //! The grounding service: four read-only tools over the retrieval engine, declared with
-//! `#[tool]`, and three resources reading their answers ([`resources`]), served by whatever
-//! transports serve a `Registry<ServiceContext>`.
+//! `#[tool]`, three resources reading their answers ([`resources`]), and a prompt asking for an
+//! answer grounded in verified chunks, with the completer of `collection` arguments
+//! ([`prompts`]), served by whatever transports serve a `Registry<ServiceContext>`.
 //!
 //! Everything a request may not choose (index and base directories, the embedder, the reranker, the default
 //! `top_k`, the concurrency bound) lives in [`ServiceContext`], assembled once at start. Request
@@ -15,6 +16,7 @@
 //! (search, status) holds a permit of the one limiter both transports share, and all engine work
 //! runs off the async executor.
 
+pub mod prompts;
 pub mod resources;
 
 use std::sync::Arc;

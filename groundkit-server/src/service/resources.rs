@@ -6,10 +6,12 @@
 //! compared byte for byte, so a drifted or unresolvable chunk reads as its verdict without
 //! content, never as the text stored at ingest. The parameters are the tools' own request
 //! types, validated the same way: a traversal-shaped collection name is a validation error
-//! before anything touches the disk.
+//! before anything touches the disk. The `collection` variable completes to the collections
+//! this server can search.
 
 use groundkit_core::{Content, Error, resource};
 
+use super::prompts::collection_names;
 use super::{
     FetchChunkRequest, IndexStatusRequest, ListCollectionsRequest, ServiceContext, fetch_chunk,
     index_status, list_collections,
@@ -22,6 +24,7 @@ use super::{
     read_only,
     uri = "grk://{collection}/chunks/{chunk_id}",
     mime_type = "application/json",
+    complete(collection = collection_names),
     title = "A verified chunk"
 )]
 pub async fn chunk(ctx: &ServiceContext, params: FetchChunkRequest) -> Result<Content, Error> {
@@ -33,6 +36,7 @@ pub async fn chunk(ctx: &ServiceContext, params: FetchChunkRequest) -> Result<Co
     read_only,
     uri = "grk://{collection}/status",
     mime_type = "application/json",
+    complete(collection = collection_names),
     title = "Collection status"
 )]
 pub async fn collection_status(

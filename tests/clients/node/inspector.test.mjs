@@ -1,6 +1,7 @@
 // MCP Inspector (2.x) in CLI mode against `grk serve`, over stdio and Streamable HTTP: its
-// strict tools/list reports no schema portability warning, every tool answers a valid call, and
-// invalid calls come back as isError results (Inspector exit code 5) with the right kind.
+// strict tools/list reports no schema portability warning, every tool answers a valid call,
+// invalid calls come back as isError results (Inspector exit code 5) with the right kind, and
+// it lists and reads the resources and lists and gets the prompt.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -22,7 +23,9 @@ const fx = corpus();
 
 /** Run the Inspector CLI against `target` (a command line or a URL): exit code and JSON output. */
 function inspect(target, args) {
-  const run = spawnSync(process.execPath, [launcher, "--cli", "--format", "json", ...args, ...target], {
+  // `--format` comes after `args` so that it ends a variadic option (`--prompt-args a=1 b=2`)
+  // before the target.
+  const run = spawnSync(process.execPath, [launcher, "--cli", ...args, "--format", "json", ...target], {
     env: { ...process.env, HOME: home },
     encoding: "utf8",
     timeout: 60_000,
@@ -72,6 +75,31 @@ for (const transport of ["stdio", "http"]) {
       assert.deepEqual(listed.json.result.structuredContent, { collections: ["papers"] });
       const status = call(target, "index_status", { collection: "papers" });
       assert.equal(status.json.result.structuredContent.document_count, 3);
+    });
+
+    test("resources are listed and read, and the prompt is listed and got", () => {
+      const templates = inspect(target, ["--method", "resources/templates/list"]);
+      assert.equal(templates.status, 0, templates.stderr);
+      assert.deepEqual(templates.json.result.resourceTemplates.map((t) => t.uriTemplate).sort(), [
+        "grk://{collection}/chunks/{chunk_id}",
+        "grk://{collection}/status",
+      ]);
+      const status = inspect(target, ["--method", "resources/read", "--uri", "grk://papers/status"]);
+      assert.equal(status.status, 0, status.stderr);
+      assert.equal(JSON.parse(status.json.result.contents[0].text).document_count, 3);
+      const prompts = inspect(target, ["--method", "prompts/list"]);
+      assert.equal(prompts.status, 0, prompts.stderr);
+      assert.deepEqual(prompts.json.result.prompts.map((p) => [p.name, p.arguments.map((a) => a.name)]), [
+        ["grounded_answer", ["collection", "question"]],
+      ]);
+      const got = inspect(target, [
+        "--method", "prompts/get", "--prompt-name", "grounded_answer",
+        "--prompt-args", "collection=papers", "question=bicycle chain",
+      ]);
+      assert.equal(got.status, 0, got.stderr);
+      const [embedded, instruction] = got.json.result.messages;
+      assert.match(JSON.parse(embedded.content.resource.text).content, /bicycle chain/);
+      assert.match(instruction.content.text, /Question: bicycle chain$/);
     });
 
     test("invalid calls are isError results with their kind", () => {

@@ -203,6 +203,20 @@ for (const mode of ["hello stdio", "hello http"]) {
       await assert.rejects(client.readResource({ uri: "hello://nothing" }), (err) => err.code === -32002);
     });
 
+    test("lists and gets a prompt and completes its arguments", async () => {
+      const { prompts } = await client.listPrompts();
+      assert.deepEqual(prompts.map((p) => [p.name, p.title, p.arguments.map((a) => [a.name, a.required])]), [
+        ["greeting_card", "Write a greeting card", [["language", true], ["name", true], ["occasion", false]]],
+      ]);
+      const card = await client.getPrompt({ name: "greeting_card", arguments: { language: "de", name: "Jo", occasion: "a wedding" } });
+      assert.deepEqual(card.messages, [
+        { role: "user", content: { type: "text", text: 'Write a two-line greeting card for a wedding in German. Open it with "Hallo, Jo!".' } },
+      ]);
+      const codes = await client.complete({ ref: { type: "ref/prompt", name: "greeting_card" }, argument: { name: "language", value: "s" } });
+      assert.deepEqual(codes.completion.values, ["sw"]);
+      await assert.rejects(client.getPrompt({ name: "greeting_card", arguments: { name: "Jo" } }), (err) => err.code === -32602);
+    });
+
     test("invalid calls come back as isError results with their kind", async () => {
       await fails(client, "greet", { language: "FR", name: "x" }, "validation_error", "language");
       await fails(client, "greet", { language: "zz", name: "x" }, "not_found");

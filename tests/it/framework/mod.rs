@@ -19,9 +19,16 @@
 //!   `compile_time_rules` (`groundkit-macros/tests/ui`).
 //! - Schemas are portable: `schemas::schemas_are_portable_2020_12_objects_without_refs_nulls_or_const_enums`;
 //!   the `hello` schemas and OpenAPI document match their snapshots.
+//! - The README's complete example serves everything it declares over REST, MCP and OpenAPI:
+//!   `examples::the_notes_example_serves_everything_it_declares_over_rest_mcp_and_openapi`.
+//! - An interceptor added in one line sees every kind of call on every transport, refuses with
+//!   the same `kind` everywhere, and can answer a call without the function running:
+//!   `intercept.rs`.
 //! - REST refuses bad input with its `kind`, shows nothing of an opaque failure and accepts no
 //!   query string: `rest.rs`.
 
+mod examples;
+mod intercept;
 mod parity;
 mod registry;
 mod resources;

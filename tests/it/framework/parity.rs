@@ -1,5 +1,5 @@
 //! REST parity: the routes the running actix app answers are exactly the registry's routes (its
-//! tools' and its resources') plus `GET /openapi.json`. The served set comes from actix's own
+//! tools', resources' and prompts') plus `GET /openapi.json`. The served set comes from actix's own
 //! route introspection, not from the registry, so a route added by hand anywhere in the app
 //! makes the comparison fail. MCP parity for resources: both transports list exactly the
 //! registry's resources and templates.
@@ -38,8 +38,10 @@ fn hello_state() -> Arc<AppState<HelloContext>> {
 fn declared<Ctx>(state: &AppState<Ctx>) -> BTreeSet<Route> {
     let tools = state.registry.tools().iter().map(|spec| spec.route());
     let resources = state.registry.resources().iter().map(|spec| spec.route());
+    let prompts = state.registry.prompts().iter().map(|spec| spec.route());
     let mut routes: BTreeSet<Route> = tools
         .chain(resources)
+        .chain(prompts)
         .map(|route| (route.method.to_string(), route.path.to_owned()))
         .collect();
     routes.insert(("GET".into(), "/openapi.json".into()));
@@ -94,10 +96,12 @@ fn rest_serves_exactly_the_registry() {
     let served = served(groundkit_server::app::build(Arc::clone(&state)));
     assert_eq!(served, declared(&state));
     assert!(!state.registry.resources().is_empty());
+    assert!(!state.registry.prompts().is_empty());
     assert_eq!(
         served.len(),
         state.registry.len()
             + state.registry.resources().len()
+            + state.registry.prompts().len()
             + 1
             + groundkit_server::mcp::http::ROUTES.len()
     );
@@ -212,4 +216,91 @@ async fn both_mcp_transports_list_exactly_the_registrys_resources_and_templates(
             "{method} on HTTP"
         );
     }
+}
+
+/// The test client a library author uses: every hello tool answers alike on REST, MCP over
+/// HTTP and MCP over stdio, outputs and errors (kind and field) both.
+#[test]
+fn the_test_client_finds_every_hello_tool_answering_alike_on_every_transport() {
+    use groundkit_server::testing::{Called, TestClient};
+    use serde_json::json;
+
+    let state = Arc::try_unwrap(hello_state()).unwrap_or_else(|_| unreachable!("one owner"));
+    let mut client = TestClient::start(state);
+    let greeting = client.assert_parity("greet", json!({"language": "fr", "name": "Ada L."}));
+    assert_eq!(greeting.output()["message"], "Bonjour, Ada L.!");
+    let languages = client.assert_parity("list_languages", json!({}));
+    assert_eq!(languages.output()["languages"][0]["code"], "de");
+    let stats = client.assert_parity("text_stats", json!({"text": "a b a", "top": 1}));
+    assert_eq!(
+        stats.output()["top_words"],
+        json!([{"word": "a", "count": 2}])
+    );
+    for (arguments, kind, field) in [
+        (json!({"language": "zz", "name": "x"}), "not_found", None),
+        (
+            json!({"language": "FR", "name": "x"}),
+            "validation_error",
+            Some("language"),
+        ),
+    ] {
+        assert_eq!(
+            client.assert_parity("greet", arguments),
+            Called::Failed {
+                kind: kind.into(),
+                field: field.map(str::to_owned)
+            }
+        );
+    }
+    let missing = client.assert_parity("text_stats", json!({}));
+    assert_eq!(missing.error_kind(), Some("invalid_request"));
+}
+
+/// The parity assertion fails when one transport answers otherwise: here an interceptor that
+/// refuses calls arriving over REST alone.
+#[test]
+fn the_test_clients_parity_assertion_fails_when_one_transport_answers_otherwise() {
+    use groundkit_core::intercept::{Answer, Interceptor, Invocation, Next};
+    use groundkit_core::tool::BoxFuture;
+    use groundkit_core::{Error, Transport};
+    use groundkit_server::testing::TestClient;
+
+    struct RefuseRest;
+    impl Interceptor for RefuseRest {
+        fn intercept<'a>(
+            &'a self,
+            invocation: Invocation,
+            next: Next<'a>,
+        ) -> BoxFuture<'a, Result<Answer, Error>> {
+            Box::pin(async move {
+                if invocation.request.transport() == Transport::Rest {
+                    return Err(Error::Overloaded);
+                }
+                next.run(invocation).await
+            })
+        }
+    }
+
+    let state = Arc::try_unwrap(hello_state()).unwrap_or_else(|_| unreachable!("one owner"));
+    let mut client = TestClient::start(state.intercept(RefuseRest));
+    let arguments = serde_json::json!({});
+    assert_eq!(
+        client
+            .rest("list_languages", arguments.clone())
+            .error_kind(),
+        Some("overloaded")
+    );
+    assert!(
+        client
+            .mcp_stdio("list_languages", arguments.clone())
+            .error_kind()
+            .is_none()
+    );
+    let parity = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        client.assert_parity("list_languages", arguments)
+    }));
+    assert!(
+        parity.is_err(),
+        "REST answered otherwise, so parity must fail"
+    );
 }

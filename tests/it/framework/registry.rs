@@ -94,7 +94,11 @@ mod hand_built {
         json!({"type": "object"})
     }
 
-    fn handler<'a>(_: &'a ErasedContext, _: Value) -> BoxFuture<'a, Result<Value, Error>> {
+    fn handler<'a>(
+        _: &'a ErasedContext,
+        _: Value,
+        _: groundkit_core::RequestContext,
+    ) -> BoxFuture<'a, Result<Value, Error>> {
         Box::pin(async { Ok(json!({})) })
     }
 

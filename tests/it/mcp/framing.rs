@@ -149,9 +149,9 @@ async fn notifications_and_incoming_responses_are_never_answered() {
 async fn unknown_methods_are_32601_and_positional_params_are_32602() {
     let mut stdio = initialized(Limits::default()).await;
     for method in [
-        "prompts/list",
-        "completion/complete",
+        "resources/subscribe",
         "logging/setLevel",
+        "tasks/list",
         "nope",
     ] {
         stdio

@@ -144,7 +144,7 @@ fn malformed_json_is_400_with_a_32700_body_and_notifications_are_202_with_no_bod
         assert!(response.body.is_empty());
     }
     let unknown = server.mcp(
-        r#"{"jsonrpc":"2.0","id":"u","method":"prompts/list"}"#,
+        r#"{"jsonrpc":"2.0","id":"u","method":"logging/setLevel"}"#,
         &[("Mcp-Session-Id", &session)],
     );
     assert_eq!(

@@ -33,13 +33,22 @@
 //!   `resources::an_unknown_resource_is_32002_with_its_uri_and_invalid_params_in_the_stateless_era`,
 //!   `resources::a_panicking_read_is_an_internal_error_that_shows_nothing_and_the_server_keeps_serving`;
 //!   the rest of `resources.rs` (binary contents, a registry without resources).
+//! - A function's request context carries its request id (the one the response and the access
+//!   line carry), transport, revision and deadline on every transport, and its cancellation
+//!   reaches blocking work when the client cancels, the connection closes or the deadline
+//!   passes: `context.rs`.
+//! - Prompts are listed and got alike on stdio, HTTP and REST, bad arguments fail with the same
+//!   `kind` on MCP and REST, and completions offer what the declared completer gives that
+//!   begins with the typed text: `prompts.rs`.
 
 mod access;
+mod context;
 mod framing;
 mod guard;
 mod http;
 mod limits;
 mod parser;
+mod prompts;
 mod resources;
 mod stdio;
 pub(crate) mod support;

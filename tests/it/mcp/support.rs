@@ -13,7 +13,7 @@ use std::time::Duration;
 use garde::Validate;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_core::progress;
-use groundkit_core::{Content, Error, Registry, resource, tool};
+use groundkit_core::{Content, Error, Registry, RequestContext, resource, tool};
 use groundkit_examples::hello::HelloContext;
 use groundkit_server::{AppState, Limits, mcp};
 pub use groundkit_tests::Response;
@@ -43,6 +43,10 @@ pub struct TestContext {
     pub most_holding: Arc<AtomicUsize>,
     /// Reads of the `file` resource that reached its function.
     pub reads: Arc<AtomicUsize>,
+    /// `watch_cancel` calls whose blocking work is running.
+    pub watching: Arc<AtomicUsize>,
+    /// `watch_cancel` calls whose blocking work saw the call cancelled.
+    pub cancels_seen: Arc<AtomicUsize>,
 }
 
 impl Default for TestContext {
@@ -54,6 +58,8 @@ impl Default for TestContext {
             holding: Arc::default(),
             most_holding: Arc::default(),
             reads: Arc::default(),
+            watching: Arc::default(),
+            cancels_seen: Arc::default(),
         }
     }
 }
@@ -118,6 +124,66 @@ pub async fn stepper(_ctx: &TestContext, _request: Nothing) -> Result<Done, Erro
         progress::report(step, Some(3.0), Some("stepping"));
         tokio::task::yield_now().await;
     }
+    Ok(Done { done: true })
+}
+
+/// What a function saw of its call.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct CallInfo {
+    /// The request id.
+    pub request_id: String,
+    /// The transport's name.
+    pub transport: String,
+    /// The negotiated MCP revision; absent on REST.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// Milliseconds left before the deadline.
+    pub deadline_ms: u64,
+}
+
+/// Say what the call is: request id, transport, revision, time left.
+#[tool(read_only, rest = "GET /test/call-info")]
+pub async fn call_info(
+    _ctx: &TestContext,
+    _request: Nothing,
+    call: RequestContext,
+) -> Result<CallInfo, Error> {
+    let deadline = call
+        .deadline()
+        .ok_or_else(|| Error::internal("no deadline"))?;
+    Ok(CallInfo {
+        request_id: call.request_id().to_owned(),
+        transport: call.transport().as_str().to_owned(),
+        protocol_version: call.protocol_version().map(str::to_owned),
+        deadline_ms: deadline
+            .saturating_duration_since(std::time::Instant::now())
+            .as_millis() as u64,
+    })
+}
+
+/// Start blocking work that runs until the call is cancelled (at most 30 s), counting what it
+/// saw, and wait for it.
+#[tool(read_only, rest = "GET /test/watch-cancel")]
+pub async fn watch_cancel(
+    ctx: &TestContext,
+    _request: Nothing,
+    call: RequestContext,
+) -> Result<Done, Error> {
+    let (watching, seen) = (Arc::clone(&ctx.watching), Arc::clone(&ctx.cancels_seen));
+    tokio::task::spawn_blocking(move || {
+        watching.fetch_add(1, Ordering::SeqCst);
+        let until = std::time::Instant::now() + Duration::from_secs(30);
+        while std::time::Instant::now() < until {
+            if call.is_cancelled() {
+                seen.fetch_add(1, Ordering::SeqCst);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        watching.fetch_sub(1, Ordering::SeqCst);
+    })
+    .await
+    .map_err(|_| Error::internal("the blocking task failed"))?;
     Ok(Done { done: true })
 }
 
@@ -449,33 +515,36 @@ impl Stdio {
 // ---------------------------------------------------------------------------------------------
 // The real example binaries.
 
-/// Path of the `hello` binary, built on first use.
+/// Path of the `hello` binary, built on first use ([`example_bin`]).
+pub fn hello_bin() -> PathBuf {
+    example_bin("hello")
+}
+
+/// Path of the example binary `name`, the example binaries all built on first use.
 ///
 /// The tests package cannot see another package's `CARGO_BIN_EXE_*`, so the first test that
-/// needs it runs `cargo build -p groundkit-examples --bin hello` (a no-op when up to date) with
-/// the same cargo that runs the tests, and finds it next to this test binary's `deps/` folder.
-pub fn hello_bin() -> PathBuf {
+/// needs one runs `cargo build -p groundkit-examples --bins` (a no-op when up to date) with the
+/// same cargo that runs the tests, and finds it next to this test binary's `deps/` folder.
+pub fn example_bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let status = std::process::Command::new(cargo)
-                .args(["build", "-q", "-p", "groundkit-examples", "--bin", "hello"])
-                .status()
-                .expect("run cargo build");
-            assert!(status.success(), "building the hello binary failed");
-            let exe = std::env::current_exe().expect("test binary path");
-            let profile_dir = exe
-                .parent()
-                .and_then(|deps| deps.parent())
-                .expect("target/<profile>/deps");
-            let path = profile_dir.join("hello");
-            assert!(
-                path.is_file(),
-                "hello binary not found at {}",
-                path.display()
-            );
-            path
-        })
-        .clone()
+    let profile_dir = BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-q", "-p", "groundkit-examples", "--bins"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building the example binaries failed");
+        let exe = std::env::current_exe().expect("test binary path");
+        exe.parent()
+            .and_then(|deps| deps.parent())
+            .expect("target/<profile>/deps")
+            .to_owned()
+    });
+    let path = profile_dir.join(name);
+    assert!(
+        path.is_file(),
+        "{name} binary not found at {}",
+        path.display()
+    );
+    path
 }

@@ -104,6 +104,7 @@ fn assert_same(local: &SearchResponse, remote: &SearchResponse, tolerance: f32, 
     for (a, b) in local.results.iter().zip(&remote.results) {
         assert_eq!(a.citation, b.citation, "{what}");
         assert_eq!(a.content, b.content, "{what}");
+        assert_eq!(a.scope, b.scope, "{what}");
         assert_eq!(a.rank, b.rank, "{what}");
     }
     assert_eq!(
@@ -589,4 +590,60 @@ fn chunks_a_busy_cluster_rejects_are_sent_again_until_it_takes_them() {
         .search("busy", &params("kelp forests", SearchMode::Lexical), None)
         .expect("search");
     assert_eq!(answer.results.len(), 10);
+}
+
+/// Source code in the cluster is matched as the local engine matches it: by its scope and by
+/// its identifiers' parts and whole words, with the same scores.
+#[test]
+fn source_code_in_the_cluster_is_found_by_its_identifiers_and_scopes_like_the_local_engine() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/code");
+    for entry in std::fs::read_dir(&fixtures).expect("code fixtures") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+        fx.write(name, std::fs::read(&path).expect("read fixture"));
+    }
+    crate::retrieval::code::write_host_parsers(&fx);
+    ingest(&fx, "code", None);
+    publish_now(&cluster, &fx, "code");
+    let remote = backend(&cluster, &fx, 1);
+    for query in [
+        "parse host header",
+        "parseHostHeader",
+        "parse_host_header",
+        "backoff attempt",
+        "session close",
+        "garden tomatoes",
+    ] {
+        let p = params(query, SearchMode::Lexical);
+        let answer = remote.search("code", &p, None).expect("cluster search");
+        assert_same(&local(&fx, "code", &p, None), &answer, 1e-3, query);
+    }
+    for query in ["parse host header", "parseHostHeader", "parse_host_header"] {
+        let answer = remote
+            .search("code", &params(query, SearchMode::Lexical), None)
+            .expect("cluster search");
+        let mut first_two: Vec<&str> = answer.results[..2]
+            .iter()
+            .map(|r| r.document_id.as_str())
+            .collect();
+        first_two.sort_unstable();
+        assert_eq!(first_two, ["host.js", "host.py"], "{query}");
+    }
+    let backoff = remote
+        .search(
+            "code",
+            &params("backoff attempt", SearchMode::Lexical),
+            None,
+        )
+        .expect("cluster search");
+    let top = &backoff.results[0];
+    assert_eq!(top.document_id, "session.py");
+    assert!(
+        top.scope
+            .as_deref()
+            .is_some_and(|s| s.starts_with("class Session")),
+        "{top:?}"
+    );
 }

@@ -201,14 +201,18 @@ fn chunk_offsets_are_exact_and_never_split_utf8() {
     }
 }
 
-#[test]
-fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
-    let fx = Fixture::new();
-    let pdf = std::fs::read(concat!(
+fn tidepools_pdf() -> Vec<u8> {
+    std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/tidepools.pdf"
     ))
-    .expect("fixture");
+    .expect("fixture")
+}
+
+#[test]
+fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
+    let fx = Fixture::new();
+    let pdf = tidepools_pdf();
     let path = fx.write("tidepools.pdf", &pdf);
     fx.ingest_all("c");
     let hits = fx.search("c", "anemones", 5);
@@ -218,19 +222,52 @@ fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
     );
     let fetched = fetch_only_chunk(&fx);
     assert_eq!(fetched.citation.source_class, SourceClass::Extracted);
-    assert!(
-        fetched
-            .citation
-            .extractor
-            .as_deref()
-            .is_some_and(|e| e.starts_with("pdf-extract@"))
+    assert_eq!(
+        fetched.citation.extractor.as_deref(),
+        Some("groundkit-pdf@1")
     );
+    assert_eq!(fetched.scope.as_deref(), Some("page 1"));
     assert_eq!(fetched.verification, Verification::Verified);
 
     // A text edit inside the PDF changes the extracted text: drifted, not verified.
     let edited = String::from_utf8_lossy(&pdf).replace("crabs", "fish!");
     std::fs::write(&path, edited.as_bytes()).expect("edit");
     assert_eq!(fetch_only_chunk(&fx).verification, Verification::Drifted);
+}
+
+/// A collection built before PDFs were read page by page recorded `pdf-extract@0.12`, the whole
+/// document as one flow, and chunk offsets into that flow: its chunks still verify, and the next
+/// ingest reads the PDF again, by pages.
+#[test]
+fn a_pdf_chunk_recorded_as_one_flow_still_verifies_and_gains_its_page_on_reingest() {
+    let fx = Fixture::new();
+    fx.write("tidepools.pdf", tidepools_pdf());
+    fx.ingest_all("c");
+    {
+        // What the earlier extractor recorded: its identity, the hash it made, and the chunk at
+        // its place in the flow ("\n\nTidal pools shelter anemones and crabs.").
+        let conn = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open store");
+        conn.execute_batch(
+            "UPDATE documents SET extractor = 'pdf-extract@0.12', content_hash = 'earlier';
+             UPDATE chunks SET start_offset = 2, end_offset = 41, scope = NULL;",
+        )
+        .expect("rewrite as an earlier collection");
+    }
+    let old = fetch_only_chunk(&fx);
+    assert_eq!(old.citation.extractor.as_deref(), Some("pdf-extract@0.12"));
+    assert_eq!(old.verification, Verification::Verified, "{:?}", old.detail);
+    assert_eq!(
+        old.content.as_deref(),
+        Some("Tidal pools shelter anemones and crabs.")
+    );
+    assert_eq!(old.scope, None);
+
+    let summary = fx.ingest_all("c");
+    assert_eq!(summary.updated, 1, "the PDF is read again: {summary:?}");
+    let new = fetch_only_chunk(&fx);
+    assert_eq!(new.citation.extractor.as_deref(), Some("groundkit-pdf@1"));
+    assert_eq!(new.scope.as_deref(), Some("page 1"));
+    assert_eq!(new.verification, Verification::Verified);
 }
 
 #[test]

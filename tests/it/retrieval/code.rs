@@ -91,102 +91,42 @@ fn every_language_is_cut_at_its_definitions_with_doc_comments_and_scopes() {
         (13, 0, 0)
     );
     let outline = outline(&fx);
-    let expected: &[(&str, &str, &str)] = &[
-        ("parser.rs", "", "//! A small HTTP header parser."),
-        ("parser.rs", "struct Parser", "/// Parses raw header lines."),
-        ("parser.rs", "impl Parser", "impl Parser {"),
-        (
-            "parser.rs",
-            "impl Parser › fn parse_header",
-            "/// Reads one `Name: value` line and keeps it.",
-        ),
-        (
-            "parser.rs",
-            "impl Parser › fn parse_head",
-            "/// Reads a whole head, line by line, until the blank line that ends it.",
-        ),
-        (
-            "parser.rs",
-            "impl Parser › fn parse_head › fn is_continuation",
-            "/// Whether a line continues the previous header (obsolete line folding).",
-        ),
-        ("session.py", "class Session", "class Session:"),
-        ("session.py", "class Session › def open", "def open(self):"),
-        (
-            "session.py",
-            "class Session › def open › def backoff",
-            "def backoff(attempt):",
-        ),
-        (
-            "session.py",
-            "class Session › def close",
-            "def close(self):",
-        ),
-        ("cart.js", "class Cart", "/**"),
-        ("cart.js", "function receipt", "/**"),
-        (
-            "shapes.ts",
-            "interface Shape",
-            "/** Anything with an area. */",
-        ),
-        ("shapes.ts", "class Circle", "/** A circle. */"),
-        (
-            "shapes.ts",
-            "namespace Geometry",
-            "export namespace Geometry {",
-        ),
-        (
-            "app.tsx",
-            "function Greeting",
-            "/** Greets someone by name. */",
-        ),
-        (
-            "session.go",
-            "type Session",
-            "// Session is one client session.",
-        ),
-        (
-            "session.go",
-            "func (s *Session) Close",
-            "// Close closes the session's connection.",
-        ),
-        ("session.go", "func Dial", "// Dial opens a session."),
-        (
-            "Session.java",
-            "class Session",
-            "/** One client session. */",
-        ),
-        ("parse.c", "typedef header", "/* A parsed header. */"),
-        (
-            "parse.c",
-            "function parse_header",
-            "/* Splits a `Name: value` line into its header. */",
-        ),
-        ("socket.cpp", "namespace net", "namespace net {"),
-        ("Session.cs", "namespace Net", "namespace Net"),
-        ("session.rb", "module Net", "module Net"),
-        (
-            "greeter.php",
-            "namespace App › class Greeter",
-            "/** Greets people. */",
-        ),
-        (
-            "build.sh",
-            "function build",
-            "# Builds the project in release mode.",
-        ),
-    ];
-    for (source, scope, first) in expected {
-        let want = (source.to_string(), scope.to_string(), first.to_string());
-        assert!(
-            outline.contains(&want),
-            "{want:?} not among {:#?}",
-            outline
-                .iter()
-                .filter(|o| o.0 == *source)
-                .collect::<Vec<_>>()
-        );
-    }
+    // One line per chunk: its file, its scope, its first line. Small neighbouring definitions
+    // share a chunk, whose scope lists them after their common parent; the file's leading
+    // comments and imports join the first.
+    let expected = "\
+Session.cs | namespace Net | using System;
+Session.java | class Session | package net.example;
+app.tsx | function Greeting | import React from 'react';
+build.sh | function build | #!/bin/sh
+cart.js | class Cart | import { formatPrice } from './format.js';
+cart.js | function receipt | /**
+greeter.php |  | <?php
+greeter.php | namespace App › class Greeter | namespace App;
+parse.c | typedef header; function parse_header | #include <string.h>
+parser.rs | struct Parser | //! A small HTTP header parser.
+parser.rs | impl Parser › fn parse_header | impl Parser {
+parser.rs | impl Parser › fn parse_head › fn is_continuation | /// Reads a whole head, line by line, until the blank line that ends it.
+parser.rs | impl Parser › fn parse_head | let mut count = 0;
+parser.rs | impl Parser › fn parse_head | for line in head.lines() {
+parser.rs | impl Parser › fn parse_head | if count == MAX_HEADERS {
+parser.rs | impl Parser | }
+session.go | type Session; func (s *Session) Close | // Package session keeps client sessions.
+session.go | func Dial | // Dial opens a session.
+session.py |  | \"\"\"Sessions over a connection.\"\"\"
+session.py | class Session › def __init__ | class Session:
+session.py | class Session › def open › def backoff | def open(self):
+session.py | class Session › def open | for attempt in range(5):
+session.py | class Session › def close | def close(self):
+session.rb | module Net | require 'socket'
+shapes.ts | interface Shape; class Circle | /** Anything with an area. */
+shapes.ts | namespace Geometry | export namespace Geometry {
+socket.cpp | namespace net | #include <string>";
+    let got: Vec<String> = outline
+        .iter()
+        .map(|(source, scope, first)| format!("{source} | {scope} | {first}"))
+        .collect();
+    assert_eq!(got.join("\n"), expected);
     // The oversized definitions are cut: the header of `parse_head` and its loop are chunks of
     // their own, beside the nested function.
     let parse_head = outline
@@ -237,9 +177,9 @@ fn every_code_chunk_verifies_byte_for_byte_and_drifts_when_its_file_changes() {
     assert_eq!(again.code.definitions, 1);
 }
 
-#[test]
-fn identifiers_are_found_by_their_parts_and_as_a_whole() {
-    let fx = Fixture::new();
+/// One function spelled `parseHostHeader` (JavaScript) and `parse_host_header` (Python), and a
+/// note in prose.
+pub(crate) fn write_host_parsers(fx: &Fixture) {
     fx.write(
         "host.js",
         "export function parseHostHeader(value) {\n  return value.split(':')[0];\n}\n",
@@ -249,6 +189,12 @@ fn identifiers_are_found_by_their_parts_and_as_a_whole() {
         "def parse_host_header(value):\n    return value.split(':')[0]\n",
     );
     fx.write("notes.md", "Notes about the garden: tomatoes and beans.");
+}
+
+#[test]
+fn identifiers_are_found_by_their_parts_and_as_a_whole() {
+    let fx = Fixture::new();
+    write_host_parsers(&fx);
     ingest(&fx, &[&fx.base]);
     for query in ["parse host header", "parseHostHeader", "parse_host_header"] {
         let response = fx.search("code", query, 5);

@@ -3,7 +3,9 @@
 //! `tests/fixtures/office/make.py`) read as `extracted` sources whose chunks `fetch_chunk` verifies by re-extracting.
 //! A hostile file (a zip bomb, by size or by ratio, a zip lying about its sizes, XML nested
 //! without end or declaring entities, a workbook sharing one long string among many cells, a
-//! book whose spine names one chapter again and again, JSON nested without end) fails alone, with its reason, in bounded time.
+//! book whose spine names one chapter again and again, JSON nested without end, a spreadsheet
+//! row or cell repeated over a whole sheet, RTF groups nested without end, a truncated PDF, a PDF
+//! its reader panics on) fails alone, with its reason, in bounded time.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -15,19 +17,19 @@ use super::Fixture;
 const OFFICE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/office");
 
 /// Copies fixture `name` (relative to the office fixtures) into the corpus as `rel`.
-fn copy_fixture(fx: &Fixture, name: &str, rel: &str) {
+pub(super) fn copy_fixture(fx: &Fixture, name: &str, rel: &str) {
     let bytes = std::fs::read(Path::new(OFFICE).join(name)).expect("read fixture");
     fx.write(rel, bytes);
 }
 
-fn fetch(fx: &Fixture, chunk_id: &str) -> FetchChunkResponse {
+pub(super) fn fetch(fx: &Fixture, chunk_id: &str) -> FetchChunkResponse {
     let cache = fx.cache();
     let open = cache.acquire("c").expect("collection opens");
     retrieval::fetch_chunk(&open, chunk_id).expect("fetch answers")
 }
 
 /// The top hit of `query`, which must come from `source`; fetched and verified.
-fn top_hit_verified(fx: &Fixture, query: &str, source: &str) -> FetchChunkResponse {
+pub(super) fn top_hit_verified(fx: &Fixture, query: &str, source: &str) -> FetchChunkResponse {
     let hits: SearchResponse = fx.search("c", query, 3);
     let top = hits
         .results
@@ -138,12 +140,14 @@ fn office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verifie
         "ferry.eml",
         "letters.mbox",
         "lantern.epub",
+        "orchard.ods",
+        "marsh.rtf",
     ] {
         copy_fixture(&fx, name, name);
     }
     let summary = fx.ingest_all("c");
     assert!(summary.failed.is_empty(), "{:?}", summary.failed);
-    assert_eq!(summary.added, 9);
+    assert_eq!(summary.added, 11);
     for (query, rel, extractor) in [
         ("heliotrope terraces", "report.docx", "groundkit-docx@1"),
         ("lenses winter storms", "deck.pptx", "groundkit-pptx@1"),
@@ -154,6 +158,8 @@ fn office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verifie
         ("ferry lighthouse dawn", "ferry.eml", "groundkit-eml@1"),
         ("granary millstone", "letters.mbox", "groundkit-mbox@1"),
         ("squall shutters", "lantern.epub", "groundkit-epub@1"),
+        ("cider press oak screw", "orchard.ods", "groundkit-ods@1"),
+        ("curlews equinox", "marsh.rtf", "groundkit-rtf@1"),
     ] {
         let fetched = top_hit_verified(&fx, query, rel);
         assert_eq!(fetched.citation.source_class.as_str(), "extracted");
@@ -188,6 +194,33 @@ fn office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verifie
         "{}",
         blocks[1].0
     );
+    // An OpenDocument sheet the same way, its repeated empty cells kept as columns and its
+    // million trailing empty rows costing nothing.
+    let blocks = chunks_of(&fx, "orchard.ods");
+    assert_eq!(
+        scopes_of(&fx, "orchard.ods"),
+        [
+            "sheet Harvest, rows 2-21",
+            "sheet Harvest, rows 22-27",
+            "sheet Notes, rows 2-2"
+        ]
+    );
+    let lines: Vec<&str> = blocks[1].0.lines().collect();
+    assert_eq!(
+        (lines[0], lines[1], lines[lines.len() - 1]),
+        (
+            "Orchard | Crates | Variety",
+            "quince row 21 | 31 | Champion",
+            "pruning shears |  |  | sharpened"
+        )
+    );
+    // RTF's paragraphs, without its font and colour tables, its \u escapes decoded.
+    let marsh = chunks_of(&fx, "marsh.rtf");
+    assert_eq!(
+        marsh[0].0,
+        "Salt marsh survey\n\nThe curlews returned to the salt marsh before the equinox.\n\n\
+         Samphire grows along the creek; the warden\u{2019}s caf\u{e9} sells it pickled."
+    );
     // Each notebook cell is a unit; outputs are not indexed, empty cells are left out.
     assert_eq!(
         scopes_of(&fx, "tides.ipynb"),
@@ -217,6 +250,37 @@ fn office_documents_workbooks_notebooks_mail_and_books_are_extracted_and_verifie
 }
 
 #[test]
+fn a_pdf_is_cut_at_its_pages_and_each_chunk_cites_its_page() {
+    let fx = Fixture::new();
+    copy_fixture(&fx, "almanac.pdf", "almanac.pdf");
+    fx.ingest_all("c");
+    // Three pages by fpdf2; the second has no text and gives no chunk. (The reader separates
+    // the lines of a paragraph by a blank line.)
+    assert_eq!(
+        chunks_of(&fx, "almanac.pdf"),
+        [
+            (
+                "Almanac of the salt marsh.\n\nCordgrass holds the mud against the spring tides."
+                    .to_owned(),
+                Some("page 1".to_owned())
+            ),
+            (
+                "Herons wade the channels at dusk, hunting killifish.".to_owned(),
+                Some("page 3".to_owned())
+            ),
+        ]
+    );
+    let hits = fx.search("c", "herons killifish", 1);
+    assert_eq!(hits.results[0].scope.as_deref(), Some("page 3"));
+    let fetched = top_hit_verified(&fx, "herons killifish", "almanac.pdf");
+    assert_eq!(
+        fetched.citation.extractor.as_deref(),
+        Some("groundkit-pdf@1")
+    );
+    assert_eq!(fetched.scope.as_deref(), Some("page 3"));
+}
+
+#[test]
 fn a_changed_office_document_drifts() {
     let fx = Fixture::new();
     copy_fixture(&fx, "report.docx", "report.docx");
@@ -243,6 +307,11 @@ fn each_hostile_file_fails_alone_with_its_reason_in_bounded_time() {
         ("deep.docx", "nested deeper than 256 elements"),
         ("entity.docx", "declares entities"),
         ("deep.ipynb", "recursion limit"),
+        ("rows.ods", "holds more than 1000000 cells"),
+        ("columns.ods", "wider than 1024 columns"),
+        ("deep.rtf", "nested deeper than 256 groups"),
+        ("truncated.pdf", "does not parse as PDF"),
+        ("fontless.pdf", "the PDF reader failed on its structure"),
     ];
     for (name, _) in hostile {
         copy_fixture(&fx, &format!("hostile/{name}"), name);

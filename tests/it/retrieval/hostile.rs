@@ -377,12 +377,7 @@ fn special_files_in_the_corpus_never_block_an_ingest() {
         .expect("ingest");
     thread.join().expect("ingest thread");
     assert_eq!(summary.added, 1, "{summary:?}");
-    let mut failed: Vec<(&str, &str)> = summary
-        .failed
-        .iter()
-        .map(|f| (f.source.as_str(), f.reason.as_str()))
-        .collect();
-    failed.sort();
+    let failed = super::failures(&summary);
     assert_eq!(
         failed,
         vec![

@@ -383,3 +383,74 @@ fn a_beir_record_without_text_keeps_the_stored_version_and_its_id() {
     assert_eq!(fx.search("beir", "walrus", 5).results[0].document_id, "x");
     assert!(fx.search("beir", "narwhal", 5).results.is_empty());
 }
+
+/// Records the sources an ingest reports, in the order it reports them.
+#[derive(Default)]
+struct Reported(Vec<String>);
+
+impl retrieval::IngestProgress for Reported {
+    fn item(&mut self, source: &str, _outcome: &retrieval::ItemOutcome) {
+        self.0.push(source.to_owned());
+    }
+}
+
+/// `(document_id, chunk_index, chunk_id)` of every chunk of collection `name`, in the order the
+/// ingest wrote them.
+fn written(fx: &Fixture, name: &str) -> Vec<(String, u32, String)> {
+    let conn = rusqlite::Connection::open(fx.index.join(format!("{name}.sqlite3"))).expect("store");
+    let mut stmt = conn
+        .prepare("SELECT document_id, chunk_index, chunk_id FROM chunks ORDER BY rowid")
+        .expect("query");
+    stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .expect("rows")
+        .map(|row| row.expect("row"))
+        .collect()
+}
+
+/// Files are read, extracted and chunked on worker threads, and written in the order of the
+/// inputs: two ingests of the same tree write the same chunks in the same order, the walk's
+/// (sorted) order, and report their sources in it; a failing file among them fails alone.
+#[test]
+fn files_read_on_worker_threads_are_written_and_reported_in_the_order_of_the_inputs() {
+    let fx = Fixture::new();
+    for i in 0..240 {
+        let body = format!(
+            "Note {i} on tides and kelp. {}",
+            "More words here. ".repeat(i % 90)
+        );
+        match i % 4 {
+            0 => fx.write(&format!("d{}/n{i:03}.md", i % 5), body),
+            1 => fx.write(
+                &format!("d{}/n{i:03}.html", i % 5),
+                format!("<p>{body}</p>"),
+            ),
+            2 => fx.write(
+                &format!("d{}/n{i:03}.py", i % 5),
+                format!("def f{i}():\n    \"\"\"{body}\"\"\"\n"),
+            ),
+            _ => fx.write(&format!("d{}/n{i:03}.txt", i % 5), body),
+        };
+    }
+    fx.write("d2/broken.md", [0xff, 0xfe, 0x00].as_slice());
+    let mut options = fx.options("a", &[&fx.base]);
+    let mut reported = Reported::default();
+    let first = retrieval::ingest(&options, &mut reported).expect("ingest");
+    assert_eq!(first.added, 240);
+    assert_eq!(first.failed.len(), 1, "{:?}", first.failed);
+    assert_eq!(first.failed[0].source, "d2/broken.md");
+    options.collection = "b".to_owned();
+    retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+
+    let (a, b) = (written(&fx, "a"), written(&fx, "b"));
+    assert_eq!(a, b);
+    let mut documents: Vec<&str> = a.iter().map(|(d, _, _)| d.as_str()).collect();
+    documents.dedup();
+    assert_eq!(documents.len(), 240);
+    assert!(documents.is_sorted(), "written out of order: {documents:?}");
+    assert!(
+        reported.0.is_sorted(),
+        "reported out of order: {:?}",
+        reported.0
+    );
+    assert_eq!(reported.0.len(), 241);
+}

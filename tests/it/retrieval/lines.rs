@@ -143,7 +143,7 @@ fn source_code_chunks_in_several_languages_carry_their_lines() {
     retrieval::ingest(&options, &mut NoProgress).expect("ingest");
     assert!(check_against_sources(&fx, "code") > files.len());
     // One definition, its doc comment included, written out: `fn parse_header` is lines 14-20
-    // of parser.rs.
+    // of parser.rs, and its chunk starts with the `impl Parser {` line before it (13).
     let hit = fx
         .search("code", "parse_header", 10)
         .results
@@ -155,7 +155,7 @@ fn source_code_chunks_in_several_languages_carry_their_lines() {
         .expect("the definition's chunk");
     assert_eq!(
         (hit.citation.start_line, hit.citation.end_line),
-        (Some(14), Some(20))
+        (Some(13), Some(20))
     );
 }
 

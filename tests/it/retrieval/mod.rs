@@ -54,6 +54,9 @@
 //!   (`code::every_language_is_cut_at_its_definitions_with_doc_comments_and_scopes`,
 //!   `code::identifiers_are_found_by_their_parts_and_as_a_whole`,
 //!   `code::files_that_are_not_source_are_skipped_and_counted_by_reason`).
+//! - `grk eval` measures a query judged by lines (`PATH#L10-L42`, a function) at the level of those
+//!   lines, and one judged by document ids as before:
+//!   `eval::a_function_judged_by_its_lines_ranks_where_its_own_chunk_ranks`.
 //! - The document formats a team keeps are read, searchable and verified, and a hostile file
 //!   fails alone with its reason in bounded time: `formats.rs`
 //!   (`formats::plain_text_formats_are_text_sources_verified_byte_for_byte`,
@@ -64,12 +67,15 @@
 //! Exact lexical ranking is checked by unit tests in groundkit-retrieval (`lexical::top`,
 //! `lexical::maxima`).
 
+mod attachments;
 mod cache;
+mod caps;
 mod citations;
 mod cli;
-mod code;
+pub(crate) mod code;
 mod crash;
 mod dense;
+mod eval;
 mod formats;
 mod generations;
 mod graph;
@@ -199,6 +205,17 @@ impl Fixture {
 }
 
 /// Every file under `dir` (recursively), with its bytes, for "nothing was written" checks.
+/// The `(source, reason)` of each failure of an ingest, sorted.
+pub(crate) fn failures(summary: &IngestSummary) -> Vec<(&str, &str)> {
+    let mut failed: Vec<(&str, &str)> = summary
+        .failed
+        .iter()
+        .map(|f| (f.source.as_str(), f.reason.as_str()))
+        .collect();
+    failed.sort();
+    failed
+}
+
 pub(crate) fn snapshot_tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>, Option<std::time::SystemTime>)> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {

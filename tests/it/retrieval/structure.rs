@@ -13,6 +13,7 @@ const ORDER: &[&str] = &[
     "rerank",
     "source_file",
     "analysis",
+    "units",
     "office",
     "extract",
     "collection",

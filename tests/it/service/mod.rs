@@ -35,12 +35,17 @@
 //!   name is refused:
 //!   `resources::a_chunk_reads_as_its_verified_answer_and_once_drifted_as_its_verdict_without_text`,
 //!   `resources::a_collection_status_reads_as_index_status_and_bad_names_are_refused`.
+//! - The `grounded_answer` prompt embeds only chunks that still match their sources, and every
+//!   `collection` argument completes to the served collections:
+//!   `prompts::a_grounded_answer_embeds_verified_chunks_and_leaves_a_drifted_one_out`,
+//!   `prompts::collection_arguments_complete_to_the_served_collections`.
 
 mod bounds;
 mod client_errors;
 mod descriptions;
 mod exit_codes;
 mod openapi;
+mod prompts;
 mod readme;
 mod resources;
 mod rest;

@@ -6,6 +6,7 @@ pub struct Mutating;
 fn handler<'a>(
     _: &'a groundkit_core::tool::ErasedContext,
     _: serde_json::Value,
+    _: groundkit_core::RequestContext,
 ) -> groundkit_core::tool::BoxFuture<'a, Result<serde_json::Value, groundkit_core::Error>> {
     Box::pin(async { Ok(serde_json::json!({})) })
 }

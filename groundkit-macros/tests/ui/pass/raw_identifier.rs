@@ -37,11 +37,16 @@ fn main() {
     // The handler behind the name calls `r#match`; having nothing to wait for, it is ready at
     // the first poll.
     let arguments = serde_json::json!({"pattern": "ch", "text": "match"});
-    let mut call = pin!(spec.call(&Ctx, arguments));
+    let mut call = pin!(spec.call(&Ctx, arguments, call()));
     let Poll::Ready(output) = call.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
         panic!("the call was not ready");
     };
     assert_eq!(output.expect("the call succeeds"), serde_json::json!({"found": true}));
     // The function itself is still called by its raw identifier.
     let _future = r#match(&Ctx, Req { pattern: String::new(), text: String::new() });
+}
+
+/// The context of a call made here.
+fn call() -> groundkit_core::RequestContext {
+    groundkit_core::RequestContext::new("test", groundkit_core::Transport::InProcess)
 }

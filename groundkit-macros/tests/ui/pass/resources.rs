@@ -37,14 +37,14 @@ fn main() {
     assert_eq!(names, ["doc", "logo"]);
     let (doc, arguments) = registry.resource_for("docs://read%20me").expect("a template match");
     assert_eq!(doc.route().path, "/resources/docs/{name}");
-    let runtime = futures_executor(doc.read(&Ctx, arguments.into()));
+    let runtime = futures_executor(doc.read(&Ctx, arguments.into(), call()));
     assert_eq!(runtime.expect("read"), Content::Text("# read me".into()));
     let (_, refused) = registry.resource_for("docs://..%2Fetc").expect("a template match");
-    let refused = futures_executor(doc.read(&Ctx, refused.into()));
+    let refused = futures_executor(doc.read(&Ctx, refused.into(), call()));
     assert!(matches!(refused, Err(Error::Validation { .. })), "{refused:?}");
     let (logo, none) = registry.resource_for("docs://assets/logo").expect("the static URI");
     assert_eq!(logo.route().path, "/resources/docs/assets/logo");
-    assert!(futures_executor(logo.read(&Ctx, none.into())).is_ok());
+    assert!(futures_executor(logo.read(&Ctx, none.into(), call())).is_ok());
 }
 
 /// Run a future that never waits to completion.
@@ -56,4 +56,9 @@ fn futures_executor<T>(future: impl Future<Output = T>) -> T {
         std::task::Poll::Ready(value) => value,
         std::task::Poll::Pending => panic!("the read waited"),
     }
+}
+
+/// The context of a call made here.
+fn call() -> groundkit_core::RequestContext {
+    groundkit_core::RequestContext::new("test", groundkit_core::Transport::InProcess)
 }

@@ -24,6 +24,8 @@
 
 pub(crate) mod headers;
 
+use crate::edge::deadline::Closed;
+use groundkit_core::Cancellation;
 use std::sync::Arc;
 
 use actix_web::http::header::{CACHE_CONTROL, HeaderName};
@@ -182,15 +184,17 @@ async fn post<Ctx: Send + Sync + 'static>(
     };
 
     let request_id = RequestId::of(&req);
+    let closed = req.conn_data::<Closed>().map(|closed| closed.0.clone());
     if progress && accept.sse {
         let later = access::defer(&req);
-        return stream(server, peer, incoming, headers, request_id, later);
+        return stream(server, peer, incoming, headers, request_id, closed, later);
     }
     let exchange = Exchange {
         peer: &peer,
         transport: Transport::Http(&headers),
         request_id: &request_id,
         notify: None,
+        closed: closed.as_ref(),
     };
     let mut answer = server.handle_incoming(incoming, exchange).await;
     access::note(&req, |note| answer.note(note));
@@ -228,6 +232,7 @@ fn stream<Ctx: Send + Sync + 'static>(
     incoming: Incoming,
     headers: Headers,
     request_id: String,
+    closed: Option<Cancellation>,
     later: Later,
 ) -> HttpResponse {
     let (tx, rx) = mpsc::unbounded_channel::<String>();
@@ -237,6 +242,7 @@ fn stream<Ctx: Send + Sync + 'static>(
             transport: Transport::Http(&headers),
             request_id: &request_id,
             notify: Some(&tx),
+            closed: closed.as_ref(),
         };
         let mut answer = server.handle_incoming(incoming, exchange).await;
         later.note(|note| answer.note(note));

@@ -1,5 +1,9 @@
-//! Retrieval quality on BEIR-format queries and qrels: nDCG@10, Recall@100 and MRR@10, computed
-//! at document level (a document ranks where its best chunk ranks).
+//! Retrieval quality on BEIR-format queries and qrels: nDCG@10, Recall@100 and MRR@10. A query
+//! judged by document ids is measured at document level (a document ranks where its best chunk
+//! ranks); one judged by lines (`PATH#L10-L42`, a function of a source file) at the level of
+//! those lines ([`lines`]).
+
+pub mod lines;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -11,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::embed::Embedder;
 use crate::model::SearchMode;
 use crate::open::OpenCollection;
-use crate::search::{Fusion, hit_document_id, ranked_hits};
+use crate::search::{ChunkAddress, Fusion, hit_document_id, hit_place, ranked_hits};
 use groundkit_core::Error;
 
 /// One query.
@@ -126,6 +130,38 @@ pub fn ranked_documents(
     depth: usize,
     how: &Ranking<'_>,
 ) -> Result<Vec<String>, Error> {
+    ranked_units(open, query, depth, how, |address, _| {
+        hit_document_id(open, address)
+    })
+}
+
+/// The `depth` best targets and chunks for `query` in a ranking judged by the lines `judged`
+/// names ([`lines`]), each target ranked by its best chunk.
+pub fn ranked_targets(
+    open: &OpenCollection,
+    query: &str,
+    depth: usize,
+    how: &Ranking<'_>,
+    judged: &HashMap<String, u32>,
+) -> Result<Vec<String>, Error> {
+    ranked_units(open, query, depth, how, |address, ranked| {
+        Ok(lines::ranked_unit(
+            &hit_place(open, address)?,
+            judged,
+            ranked,
+        ))
+    })
+}
+
+/// The `depth` best distinct units for `query`, `unit` naming what each ranked chunk stands for
+/// given those ranked before it.
+fn ranked_units(
+    open: &OpenCollection,
+    query: &str,
+    depth: usize,
+    how: &Ranking<'_>,
+    mut unit: impl FnMut(ChunkAddress, &HashSet<String>) -> Result<String, Error>,
+) -> Result<Vec<String>, Error> {
     if open.lexical().is_none() {
         return Ok(Vec::new());
     }
@@ -133,18 +169,18 @@ pub fn ranked_documents(
     loop {
         let hits = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion)?.hits;
         let mut seen = HashSet::new();
-        let mut docs = Vec::with_capacity(depth);
+        let mut units = Vec::with_capacity(depth);
         for (_, address) in &hits {
-            let id = hit_document_id(open, *address)?;
+            let id = unit(*address, &seen)?;
             if seen.insert(id.clone()) {
-                docs.push(id);
-                if docs.len() == depth {
-                    return Ok(docs);
+                units.push(id);
+                if units.len() == depth {
+                    return Ok(units);
                 }
             }
         }
         if hits.len() < limit {
-            return Ok(docs);
+            return Ok(units);
         }
         limit *= 4;
     }
@@ -192,15 +228,20 @@ pub fn mrr_at(ranked: &[String], judged: &HashMap<String, u32>, k: usize) -> f64
         .map_or(0.0, |i| 1.0 / (i + 1) as f64)
 }
 
-/// Evaluates the collection on `queries` judged by `qrels`.
+/// Evaluates the collection on `queries` judged by `qrels`: by document, or by lines for a query
+/// whose judgements all name lines.
 pub fn evaluate(
     open: &OpenCollection,
     queries: &[EvalQuery],
     qrels: &Qrels,
     how: &Ranking<'_>,
 ) -> Result<EvalReport, Error> {
-    evaluate_with(queries, qrels, how.mode, |query| {
-        ranked_documents(open, query, 100, how)
+    evaluate_judged(queries, qrels, how.mode, |query, judged| {
+        if lines::judges_lines(judged) {
+            ranked_targets(open, query, 100, how, judged)
+        } else {
+            ranked_documents(open, query, 100, how)
+        }
     })
 }
 
@@ -212,6 +253,16 @@ pub fn evaluate_with(
     mode: SearchMode,
     mut rank: impl FnMut(&str) -> Result<Vec<String>, Error>,
 ) -> Result<EvalReport, Error> {
+    evaluate_judged(queries, qrels, mode, |query, _| rank(query))
+}
+
+/// [`evaluate_with`], `rank` also given the query's judgements.
+pub fn evaluate_judged(
+    queries: &[EvalQuery],
+    qrels: &Qrels,
+    mode: SearchMode,
+    mut rank: impl FnMut(&str, &HashMap<String, u32>) -> Result<Vec<String>, Error>,
+) -> Result<EvalReport, Error> {
     let started = Instant::now();
     let (mut n, mut ndcg, mut recall, mut mrr) = (0u32, 0.0, 0.0, 0.0);
     for query in queries {
@@ -221,7 +272,7 @@ pub fn evaluate_with(
         if !judged.values().any(|g| *g > 0) {
             continue;
         }
-        let ranked = rank(&query.text)?;
+        let ranked = rank(&query.text, judged)?;
         n += 1;
         ndcg += ndcg_at(&ranked, judged, 10);
         recall += recall_at(&ranked, judged, 100);

@@ -15,9 +15,11 @@ pub const HTML_EXTRACTOR: &str = "groundkit-html@1";
 /// Identity of the BEIR `corpus.jsonl` reader (`title`, a blank line, then `text`).
 pub const BEIR_EXTRACTOR: &str = "beir-jsonl@1";
 
-/// Identity of the PDF extractor, when this build has one.
 #[cfg(feature = "extract-pdf")]
-pub const PDF_EXTRACTOR: &str = "pdf-extract@0.12";
+mod pdf;
+
+#[cfg(feature = "extract-pdf")]
+pub use pdf::{PDF_EXTRACTOR, PDF_FLOW_EXTRACTOR, pdf_flow, pdf_pages};
 
 /// Why a source could not be turned into text. Messages name no paths.
 #[derive(Debug, thiserror::Error)]
@@ -44,11 +46,30 @@ pub enum ExtractError {
     Io(#[from] std::io::Error),
 }
 
-/// Re-runs the extractor `extractor` on `bytes` (the raw source).
+/// Re-runs the extractor `extractor` on `bytes` (the raw source) of document `document_id`
+/// (which names, for a mail attachment, its address in the mail file).
 ///
 /// `Ok(None)` when this build has no extractor of that identity, which makes verification
 /// `unresolvable` rather than a guess.
-pub fn rerun(extractor: &str, bytes: &[u8]) -> Result<Option<String>, ExtractError> {
+#[cfg_attr(not(feature = "office"), allow(unused_variables))]
+pub fn rerun(
+    extractor: &str,
+    document_id: &str,
+    bytes: &[u8],
+) -> Result<Option<String>, ExtractError> {
+    #[cfg(feature = "office")]
+    if let Some(inner) = extractor.strip_prefix(ATTACHMENT_PREFIX) {
+        let Some((_, address)) = document_id.rsplit_once('#') else {
+            return Ok(None);
+        };
+        let attachment = crate::office::attachment::find(bytes, address)?.ok_or_else(|| {
+            ExtractError::Malformed {
+                format: "a mail attachment",
+                reason: "the mail file holds no attachment at its address".into(),
+            }
+        })?;
+        return Ok(extract_attachment(inner, &attachment)?.map(|doc| doc.text));
+    }
     #[cfg(feature = "office")]
     if let Some(format) = crate::office::Format::from_extractor(extractor) {
         return Ok(Some(crate::office::extract(format, bytes)?.text));
@@ -56,17 +77,74 @@ pub fn rerun(extractor: &str, bytes: &[u8]) -> Result<Option<String>, ExtractErr
     match extractor {
         HTML_EXTRACTOR => html_to_text(bytes).map(Some),
         #[cfg(feature = "extract-pdf")]
-        PDF_EXTRACTOR => pdf_to_text(bytes).map(Some),
+        PDF_EXTRACTOR => pdf_pages(bytes).map(|doc| Some(doc.text)),
+        #[cfg(feature = "extract-pdf")]
+        PDF_FLOW_EXTRACTOR => pdf_flow(bytes).map(Some),
         _ => Ok(None),
     }
 }
 
-/// Extracts text from a PDF.
-#[cfg(feature = "extract-pdf")]
-pub fn pdf_to_text(bytes: &[u8]) -> Result<String, ExtractError> {
-    pdf_extract::extract_text_from_mem(bytes).map_err(|err| ExtractError::Malformed {
-        format: "PDF",
-        reason: err.to_string(),
+/// What the identity of an extractor run on a mail attachment starts with; the identity of
+/// the attachment's own extractor follows (`mail-attachment@1+groundkit-docx@1`), or
+/// [`TEXT_ATTACHMENT`].
+#[cfg(feature = "office")]
+pub const ATTACHMENT_PREFIX: &str = "mail-attachment@1+";
+
+/// The identity of a text attachment's reading (its bytes, UTF-8), after [`ATTACHMENT_PREFIX`].
+#[cfg(feature = "office")]
+pub const TEXT_ATTACHMENT: &str = "text";
+
+/// The identities recorded for attachments, one per format an attachment is read as.
+#[cfg(feature = "office")]
+const ATTACHMENT_EXTRACTORS: &[&str] = &[
+    "mail-attachment@1+text",
+    "mail-attachment@1+groundkit-html@1",
+    "mail-attachment@1+groundkit-pdf@1",
+    "mail-attachment@1+pdf-extract@0.12",
+    "mail-attachment@1+groundkit-docx@1",
+    "mail-attachment@1+groundkit-pptx@1",
+    "mail-attachment@1+groundkit-xlsx@1",
+    "mail-attachment@1+groundkit-odt@1",
+    "mail-attachment@1+groundkit-odp@1",
+    "mail-attachment@1+groundkit-ods@1",
+    "mail-attachment@1+groundkit-rtf@1",
+    "mail-attachment@1+groundkit-ipynb@1",
+    "mail-attachment@1+groundkit-epub@1",
+];
+
+/// The identity to record for an attachment read by the extractor `inner`, when attachments
+/// are read that way (mail attached to mail is not).
+#[cfg(feature = "office")]
+pub fn attachment_extractor(inner: &str) -> Option<&'static str> {
+    ATTACHMENT_EXTRACTORS
+        .iter()
+        .copied()
+        .find(|name| name.strip_prefix(ATTACHMENT_PREFIX) == Some(inner))
+}
+
+/// Reads an attachment's decoded `bytes` with the extractor `inner`; `Ok(None)` when this
+/// build has none of that identity.
+#[cfg(feature = "office")]
+pub fn extract_attachment(
+    inner: &str,
+    bytes: &[u8],
+) -> Result<Option<crate::units::Extracted>, ExtractError> {
+    use crate::office::Format;
+    use crate::units::Extracted;
+    let flow = |text: String| Some(Extracted { text, units: None });
+    Ok(match inner {
+        TEXT_ATTACHMENT => {
+            flow(String::from_utf8(bytes.to_vec()).map_err(|_| ExtractError::InvalidUtf8)?)
+        }
+        HTML_EXTRACTOR => flow(html_to_text(bytes)?),
+        #[cfg(feature = "extract-pdf")]
+        PDF_EXTRACTOR => Some(pdf_pages(bytes)?),
+        #[cfg(feature = "extract-pdf")]
+        PDF_FLOW_EXTRACTOR => flow(pdf_flow(bytes)?),
+        _ => match Format::from_extractor(inner) {
+            Some(Format::Email | Format::Mbox) | None => None,
+            Some(format) => Some(crate::office::extract(format, bytes)?),
+        },
     })
 }
 
@@ -289,9 +367,9 @@ fn record_with_id(line: &[u8], id: &str) -> Option<BeirRecord> {
         .filter(|record| record.id == id)
 }
 
-#[cfg(feature = "office")]
-impl From<crate::office::Malformed> for ExtractError {
-    fn from(err: crate::office::Malformed) -> Self {
+#[cfg(any(feature = "office", feature = "extract-pdf"))]
+impl From<crate::units::Malformed> for ExtractError {
+    fn from(err: crate::units::Malformed) -> Self {
         ExtractError::Malformed {
             format: err.format,
             reason: err.reason,
@@ -311,6 +389,28 @@ impl From<ReadError> for ExtractError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "office")]
+    #[test]
+    fn every_format_an_attachment_is_read_as_has_its_recorded_identity() {
+        use crate::office::Format;
+        let mut inner = vec![
+            TEXT_ATTACHMENT,
+            HTML_EXTRACTOR,
+            "groundkit-pdf@1",
+            "pdf-extract@0.12",
+        ];
+        for ext in [
+            "docx", "pptx", "xlsx", "odt", "odp", "ods", "rtf", "ipynb", "epub",
+        ] {
+            inner.push(Format::from_extension(ext).expect("a format").extractor());
+        }
+        for name in inner {
+            assert!(attachment_extractor(name).is_some(), "{name}");
+        }
+        assert_eq!(ATTACHMENT_EXTRACTORS.len(), 13);
+        assert_eq!(attachment_extractor("groundkit-eml@1"), None);
+    }
 
     #[test]
     fn html_text_drops_markup_scripts_and_decodes_entities() {
