@@ -51,7 +51,9 @@ fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
         document_id: record.document_id,
         score,
         rank,
-        content: record.content,
+        content: Some(record.content),
+        content_truncated: false,
+        snippet: None,
     }
 }
 
@@ -318,15 +320,12 @@ impl Backend for ClusterBackend {
         Ok(SearchResponse {
             total_results: results.len() as u32,
             results,
-            metadata: SearchMetadata {
-                mode: params.mode,
-                generation: current.meta.generation,
-                top_k: params.top_k,
+            metadata: SearchMetadata::ranked(
+                params.mode,
+                current.meta.generation,
+                params.top_k,
                 query_terms,
-                reranked: false,
-                rerank_model: None,
-                rerank_input_depth: None,
-            },
+            ),
         })
     }
 

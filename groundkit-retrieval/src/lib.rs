@@ -98,6 +98,7 @@
 // The read surface: everything a server needs, and nothing that writes.
 pub mod analysis;
 mod backend;
+mod budget;
 mod cache;
 mod citation;
 mod collection;
@@ -131,15 +132,16 @@ pub mod office;
 mod snapshot_fetch;
 
 pub use backend::{Backend, LocalBackend, evaluate_backend};
+pub use budget::{SNIPPET_BYTES, fit};
 pub use cache::CollectionCache;
 pub use citation::{fetch_chunk, fetch_response};
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use export::{ExportedChunk, export_chunks};
 pub use model::{
-    Citation, DenseIndex, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
+    Citation, DenseIndex, Detail, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
     ListCollectionsResponse, RebuildStats, RetrievalResult, SearchMetadata, SearchMode,
-    SearchParams, SearchResponse, SourceClass, Verification,
+    SearchParams, SearchResponse, Snippet, SourceClass, Span, Verification,
 };
 pub use open::OpenCollection;
 pub use search::{

@@ -194,6 +194,58 @@ pub struct SearchParams {
     pub mode: SearchMode,
 }
 
+/// How much of each hit a search returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Detail {
+    /// Ids, scores, ranks, citations and scopes, no text: the shortest answer, to choose from
+    /// before fetching a chunk with `fetch_chunk`.
+    Ids,
+    /// A passage of each chunk around the query's matches (about 300 bytes), the matches marked
+    /// by byte offsets into the source.
+    Snippets,
+    /// Each chunk's whole text.
+    #[default]
+    Full,
+}
+
+impl Detail {
+    /// The serialized spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Detail::Ids => "ids",
+            Detail::Snippets => "snippets",
+            Detail::Full => "full",
+        }
+    }
+}
+
+/// A byte range of a source, in the offsets of its citation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Span {
+    /// Where the range starts.
+    pub start_offset: u64,
+    /// Where it ends (exclusive).
+    pub end_offset: u64,
+}
+
+/// A passage of a chunk around the query's matches. Its text is the source's bytes from
+/// `start_offset` to `end_offset`, in the offsets of the hit's citation, so a snippet is checked
+/// like its chunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Snippet {
+    /// The passage.
+    pub text: String,
+    /// Where it starts in the source.
+    pub start_offset: u64,
+    /// Where it ends in the source (exclusive).
+    pub end_offset: u64,
+    /// The words of the passage that match a query term (as the index analyses words, so
+    /// "tests" matches "testing"), in order; empty when none does (a `dense` hit may share no
+    /// word with its query).
+    pub matches: Vec<Span>,
+}
+
 /// One ranked chunk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RetrievalResult {
@@ -208,8 +260,18 @@ pub struct RetrievalResult {
     /// Position in the ranking: 1 for the best result.
     #[schemars(range(min = 1))]
     pub rank: u32,
-    /// The indexed chunk text.
-    pub content: String,
+    /// The chunk's text, the source's bytes from the citation's `start_offset` to its
+    /// `end_offset`; present with `detail: "full"` (the default). When `content_truncated` is
+    /// true it is only the first part of them, cut to keep the answer within `max_chars`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// True when `content` was cut to keep the answer within `max_chars`: it is then a prefix
+    /// of the chunk's text, cut between two characters. `fetch_chunk` returns the whole chunk.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub content_truncated: bool,
+    /// A passage of the chunk around the query's matches; present with `detail: "snippets"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<Snippet>,
     /// Where the chunk came from.
     pub citation: Citation,
     /// The definitions enclosing a source-code chunk, outermost first, joined by ` › `
@@ -217,6 +279,14 @@ pub struct RetrievalResult {
     /// code outside any definition.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+}
+
+impl RetrievalResult {
+    /// The chunk's text as the engine returns it before an answer is fitted to a budget (empty
+    /// once [`Detail::Ids`] or [`Detail::Snippets`] left it out).
+    pub fn text(&self) -> &str {
+        self.content.as_deref().unwrap_or_default()
+    }
 }
 
 /// How a response was produced.
@@ -238,6 +308,37 @@ pub struct SearchMetadata {
     /// How many candidates the reranker saw, when reranked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rerank_input_depth: Option<u32>,
+    /// How much of each hit the results carry.
+    pub detail: Detail,
+    /// The most characters (Unicode scalar values) the answer's JSON may take, the budget it was
+    /// fitted to; absent when it was not fitted to one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<u32>,
+    /// True when the answer was cut to fit `max_chars`: ranked results were left out
+    /// (`omitted_results`) or the last one's `content` was cut (`content_truncated`).
+    pub truncated: bool,
+    /// Ranked results left out to fit `max_chars`, after the last one returned.
+    pub omitted_results: u32,
+}
+
+impl SearchMetadata {
+    /// How a backend ranked a search: in `mode`, at `generation`, for `top_k` results, with
+    /// `query_terms` analysed terms; not reranked, not yet fitted to a budget (whole chunks).
+    pub fn ranked(mode: SearchMode, generation: u64, top_k: u32, query_terms: u32) -> Self {
+        Self {
+            mode,
+            generation,
+            top_k,
+            query_terms,
+            reranked: false,
+            rerank_model: None,
+            rerank_input_depth: None,
+            detail: Detail::Full,
+            max_chars: None,
+            truncated: false,
+            omitted_results: 0,
+        }
+    }
 }
 
 /// Ranked chunks and how they were produced.

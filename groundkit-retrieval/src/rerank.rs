@@ -28,7 +28,7 @@ pub fn rerank(
     results: Vec<RetrievalResult>,
     top_k: usize,
 ) -> Result<Vec<RetrievalResult>, Error> {
-    let passages: Vec<&str> = results.iter().map(|r| r.content.as_str()).collect();
+    let passages: Vec<&str> = results.iter().map(|r| r.text()).collect();
     let scores = if passages.is_empty() {
         Vec::new()
     } else {
@@ -89,7 +89,9 @@ mod tests {
                 document_id: format!("d{i}"),
                 score: 10.0 - i as f32,
                 rank: i as u32 + 1,
-                content: format!("passage {i}"),
+                content: Some(format!("passage {i}")),
+                content_truncated: false,
+                snippet: None,
                 scope: None,
                 citation: Citation {
                     document_id: format!("d{i}"),

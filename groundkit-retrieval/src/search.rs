@@ -73,15 +73,12 @@ pub fn search(
     Ok(SearchResponse {
         total_results: results.len() as u32,
         results,
-        metadata: SearchMetadata {
-            mode: params.mode,
-            generation: open.generation(),
-            top_k: params.top_k,
-            query_terms: ranked.query_terms,
-            reranked: false,
-            rerank_model: None,
-            rerank_input_depth: None,
-        },
+        metadata: SearchMetadata::ranked(
+            params.mode,
+            open.generation(),
+            params.top_k,
+            ranked.query_terms,
+        ),
     })
 }
 
@@ -388,7 +385,9 @@ fn load_result(
         document_id,
         score,
         rank,
-        content: text_field(&doc, f.content),
+        content: Some(text_field(&doc, f.content)),
+        content_truncated: false,
+        snippet: None,
         citation,
         scope: (!scope.is_empty()).then_some(scope),
     })

@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             checksum += response
                 .results
                 .iter()
-                .map(|r| r.content.len())
+                .map(|r| r.text().len())
                 .sum::<usize>();
             latencies.push(begin.elapsed().as_secs_f64() * 1e3);
         }

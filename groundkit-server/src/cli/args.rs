@@ -133,6 +133,27 @@ impl ModeArg {
     }
 }
 
+/// How much of each hit a search returns.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum DetailArg {
+    /// Ids, scores and citations, no text.
+    Ids,
+    /// A passage around the query's matches.
+    Snippets,
+    /// Each chunk's whole text.
+    Full,
+}
+
+impl DetailArg {
+    pub(super) fn detail(self) -> retrieval::Detail {
+        match self {
+            DetailArg::Ids => retrieval::Detail::Ids,
+            DetailArg::Snippets => retrieval::Detail::Snippets,
+            DetailArg::Full => retrieval::Detail::Full,
+        }
+    }
+}
+
 /// `grk search`.
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
@@ -150,6 +171,16 @@ pub(crate) struct SearchArgs {
     /// Rerank the candidates with the reranker the `--rerank-*` options name.
     #[arg(long)]
     pub(crate) rerank: bool,
+    /// How much of each hit to return (the service's default, `full`, when absent).
+    #[arg(long, value_enum)]
+    pub(crate) detail: Option<DetailArg>,
+    /// The most characters the answer's JSON may take (the service's default, 32000, when
+    /// absent).
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) max_chars: Option<u32>,
+    /// Leave out hits scoring below SCORE (BM25 in `lexical` mode, cosine in `dense`).
+    #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
+    pub(crate) min_score: Option<f64>,
     /// Print the service's JSON response.
     #[arg(long)]
     pub(crate) json: bool,

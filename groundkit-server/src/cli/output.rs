@@ -8,7 +8,7 @@ use groundkit_core::Error;
 
 use groundkit_retrieval::{
     Citation, EvalReport, FetchChunkResponse, IndexStatus, IngestSummary, ListCollectionsResponse,
-    SearchResponse, Verification,
+    SearchResponse, Snippet, Verification,
 };
 
 const SNIPPET_CHARS: usize = 240;
@@ -20,6 +20,23 @@ fn snippet(text: &str) -> String {
     }
     let cut: String = flat.chars().take(SNIPPET_CHARS).collect();
     format!("{cut}…")
+}
+
+/// A snippet on one line, each matched word between `*`.
+fn marked(snippet: &Snippet) -> String {
+    let mut text = String::with_capacity(snippet.text.len() + 2 * snippet.matches.len());
+    let mut at = 0;
+    let local = |offset: u64| (offset - snippet.start_offset) as usize;
+    for span in &snippet.matches {
+        let (start, end) = (local(span.start_offset), local(span.end_offset));
+        text.push_str(&snippet.text[at..start]);
+        text.push('*');
+        text.push_str(&snippet.text[start..end]);
+        text.push('*');
+        at = end;
+    }
+    text.push_str(&snippet.text[at..]);
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Where a citation points, as editors and terminals open it: `path:START-END` (lines from 1,
@@ -108,11 +125,24 @@ pub(super) fn print_search(response: &SearchResponse) {
         if let Some(scope) = &hit.scope {
             println!("    in {scope}");
         }
-        println!("    {}", snippet(&hit.content));
+        if let Some(content) = &hit.content {
+            println!("    {}", snippet(content));
+        }
+        if let Some(passage) = &hit.snippet {
+            println!("    {}", marked(passage));
+        }
     }
     let m = &response.metadata;
     if let (true, Some(model), Some(depth)) = (m.reranked, &m.rerank_model, m.rerank_input_depth) {
         println!("reranked by {model} from the first {depth} results");
+    }
+    if m.truncated {
+        println!(
+            "cut to fit {} characters: {} more results left out (--detail snippets or a smaller \
+             --top-k shows more)",
+            m.max_chars.unwrap_or_default(),
+            m.omitted_results
+        );
     }
 }
 

@@ -77,6 +77,15 @@ pub(super) fn search(
     if args.rerank {
         arguments["rerank"] = json!(true);
     }
+    if let Some(detail) = args.detail {
+        arguments["detail"] = json!(detail.detail());
+    }
+    if let Some(max_chars) = args.max_chars {
+        arguments["max_chars"] = json!(max_chars);
+    }
+    if let Some(min_score) = args.min_score {
+        arguments["min_score"] = json!(min_score);
+    }
     call(
         cli,
         embedder,

@@ -28,7 +28,7 @@ use groundkit_retrieval::embed::Embedder;
 use groundkit_retrieval::rerank;
 pub use groundkit_retrieval::rerank::Reranker;
 use groundkit_retrieval::{
-    self as retrieval, Backend, CollectionCache, FetchChunkResponse, IndexStatus,
+    self as retrieval, Backend, CollectionCache, Detail, FetchChunkResponse, IndexStatus,
     ListCollectionsResponse, LocalBackend, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams,
     SearchResponse,
 };
@@ -202,12 +202,47 @@ pub struct SearchRequest {
     /// has none, rather than silently returning an unreranked list.
     #[garde(skip)]
     pub rerank: Option<bool>,
+    /// How much of each hit to return (default `full`): `ids` (ids, scores, citations, no
+    /// text), `snippets` (about 300 bytes around the query's matches, each match marked by byte
+    /// offsets into the source) or `full` (each chunk's whole text).
+    #[garde(skip)]
+    pub detail: Option<Detail>,
+    /// The most characters the answer's JSON may take (default 32000, about 8,000 tokens of
+    /// English). Hits are kept in rank order while they fit; the first that does not is cut
+    /// (`content_truncated`) or left out, and `metadata.truncated` and
+    /// `metadata.omitted_results` say so. Ask for `detail: "snippets"` or a smaller `top_k` to
+    /// see more hits in the same budget.
+    #[garde(range(min = MIN_MAX_CHARS, max = MAX_MAX_CHARS))]
+    pub max_chars: Option<u32>,
+    /// Leave out hits that score below this, before any reranking. In `lexical` mode scores are
+    /// BM25 (0 or more, unbounded, comparable only within a collection); in `dense` mode cosine
+    /// similarities (-1 to 1). Refused in `hybrid` mode, whose scores are fused ranks.
+    #[garde(custom(finite))]
+    pub min_score: Option<f64>,
+}
+
+/// The smallest `max_chars` a search accepts: room for an answer's metadata and a hit.
+pub const MIN_MAX_CHARS: u32 = 1_000;
+
+/// The largest `max_chars` a search accepts.
+pub const MAX_MAX_CHARS: u32 = 1_000_000;
+
+/// The `max_chars` of a search that does not ask for one: about 8,000 tokens of English JSON,
+/// well within what agents' clients accept from one tool call.
+pub const DEFAULT_MAX_CHARS: u32 = 32_000;
+
+fn finite(value: &Option<f64>, _: &()) -> garde::Result {
+    match value {
+        Some(v) if !v.is_finite() => Err(garde::Error::new("must be a finite number")),
+        _ => Ok(()),
+    }
 }
 
 /// Search a collection and return ranked chunks with citations.
 ///
-/// Each result carries the chunk text as indexed and a citation (source, source class,
-/// extractor, byte offsets) that `fetch_chunk` re-verifies against the source.
+/// Each result carries a citation (source, source class, extractor, byte offsets) that
+/// `fetch_chunk` re-verifies against the source, with the chunk's text, a snippet of it or
+/// neither (`detail`); the whole answer stays within `max_chars` characters.
 #[tool(read_only, rest = "POST /search", title = "Search a collection")]
 pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<SearchResponse, Error> {
     let rerank = request.rerank.unwrap_or(false);
@@ -216,9 +251,20 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (true, Some(reranker)) => Some(Arc::clone(reranker)),
         (false, _) => None,
     };
+    let mode = request.mode.unwrap_or_default();
+    if request.min_score.is_some() && mode == SearchMode::Hybrid {
+        return Err(Error::Validation {
+            field: "min_score".to_owned(),
+            message: "applies to `lexical` and `dense` scores; `hybrid` scores are fused ranks"
+                .to_owned(),
+        });
+    }
     let backends = Backends::of(ctx);
     let collection = request.collection;
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
+    let detail = request.detail.unwrap_or_default();
+    let max_chars = request.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
+    let min_score = request.min_score;
     let params = SearchParams {
         query: request.query,
         // A reranker sees the configured candidate depth, whatever top_k the caller asked for
@@ -228,7 +274,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         } else {
             top_k
         },
-        mode: request.mode.unwrap_or_default(),
+        mode,
     };
     let embedder = ctx.embedder.clone();
     let permit = ctx.scan_permit().await?;
@@ -236,6 +282,10 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         let _permit = permit;
         let mut response =
             backends.serve(|b| b.search(&collection, &params, embedder.as_deref()))?;
+        if let Some(min_score) = min_score {
+            response.results.retain(|r| f64::from(r.score) >= min_score);
+            response.total_results = response.results.len() as u32;
+        }
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let results = rerank::rerank(
@@ -251,6 +301,8 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
             response.metadata.rerank_model = Some(reranker.model().to_owned());
             response.metadata.rerank_input_depth = Some(depth as u32);
         }
+        let terms = retrieval::query_terms(&params.query);
+        retrieval::fit(&mut response, &terms, detail, max_chars)?;
         Ok(response)
     })
     .await

@@ -9,7 +9,7 @@
 
 use garde::Validate;
 use groundkit_core::{Block, Completion, Content, Error, Message, prompt};
-use groundkit_retrieval::{self as retrieval, MAX_QUERY_CHARS, Verification};
+use groundkit_retrieval::{self as retrieval, Detail, MAX_QUERY_CHARS, Verification};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -70,6 +70,10 @@ pub async fn grounded_answer(
             top_k: Some(GROUNDING_CHUNKS),
             mode: None,
             rerank: None,
+            // The chunks are fetched and verified below: the search need only name them.
+            detail: Some(Detail::Ids),
+            max_chars: None,
+            min_score: None,
         },
     )
     .await?;

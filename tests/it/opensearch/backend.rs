@@ -263,10 +263,7 @@ fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable(
     assert_eq!(fetched.citation, before.results[0].citation);
     assert_eq!(fetched.citation.start_line, Some(1));
     assert!(!fetched.superseded);
-    assert_eq!(
-        fetched.content.as_deref(),
-        Some(before.results[0].content.as_str())
-    );
+    assert_eq!(fetched.content.as_deref(), Some(before.results[0].text()));
 
     fx.write(
         "tea.txt",
@@ -284,7 +281,7 @@ fn a_new_generation_moves_the_alias_at_once_and_an_old_citation_stays_fetchable(
         .expect("search");
     assert_eq!(after.metadata.generation, 2);
     assert_eq!(after.results[0].citation.source, "tea.txt");
-    assert!(after.results[0].content.starts_with("Oolong"));
+    assert!(after.results[0].text().starts_with("Oolong"));
     // The replaced chunk is still in generation 1: fetched as superseded, and its source has
     // changed since, so it drifted.
     let old = remote.fetch_chunk("moves", &old_chunk).expect("fetch old");
@@ -414,7 +411,7 @@ fn an_index_a_dead_publish_left_is_never_served_and_the_next_publish_removes_it(
         .search("orphan", &params("white tea", SearchMode::Lexical), None)
         .expect("search");
     assert_eq!(answer.metadata.generation, 2);
-    assert!(answer.results[0].content.starts_with("White tea"));
+    assert!(answer.results[0].text().starts_with("White tea"));
     assert!(remote.fetch_chunk("orphan", "x").is_err());
 
     // A search goes to the alias, not to the generation it named last time: once the alias is

@@ -149,7 +149,9 @@ fn result(i: usize, content: &str) -> RetrievalResult {
         document_id: format!("d{i}"),
         score: 100.0 - i as f32,
         rank: i as u32 + 1,
-        content: content.to_owned(),
+        content: Some(content.to_owned()),
+        content_truncated: false,
+        snippet: None,
         citation: Citation {
             document_id: format!("d{i}"),
             chunk_id: format!("c{i}"),

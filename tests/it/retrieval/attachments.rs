@@ -136,6 +136,6 @@ fn attachments_past_the_caps_are_counted_and_a_bomb_attached_fails_alone() {
     let note = top_hit_verified(&fx, "note 64 kelp", "notes.eml");
     assert_eq!(note.document_id, "notes.eml#attachment-64/note-64.txt");
     let hits = fx.search("c", "note 65 kelp", 100).results;
-    assert!(hits.iter().all(|hit| !hit.content.contains("Note 65")));
+    assert!(hits.iter().all(|hit| !hit.text().contains("Note 65")));
     top_hit_verified(&fx, "sea otters urchins", "bomb.eml");
 }

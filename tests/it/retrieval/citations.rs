@@ -55,7 +55,7 @@ fn edited_source_is_reported_drifted_without_content() {
     // Search still answers with the indexed text.
     let hits = fx.search("c", "green tea", 5);
     assert_eq!(
-        hits.results[0].content,
+        hits.results[0].text(),
         "Green tea wants water at 80 degrees."
     );
 }
@@ -217,7 +217,7 @@ fn pdf_is_extracted_and_verified_by_rerunning_its_extractor() {
     fx.ingest_all("c");
     let hits = fx.search("c", "anemones", 5);
     assert_eq!(
-        hits.results[0].content,
+        hits.results[0].text(),
         "Tidal pools shelter anemones and crabs."
     );
     let fetched = fetch_only_chunk(&fx);

@@ -265,7 +265,7 @@ fn scopes_are_searchable_and_returned_with_results() {
         .iter()
         .find(|h| h.scope.as_deref() == Some("class Zeppelin › def land"))
         .unwrap_or_else(|| panic!("{hits:?}"));
-    assert!(!land.content.contains("Zeppelin"), "{land:?}");
+    assert!(!land.text().contains("Zeppelin"), "{land:?}");
 }
 
 #[test]

@@ -120,7 +120,8 @@ fn dense_and_hybrid_find_what_the_words_do_not_say() {
             .all(|r| (-1.0..=1.0).contains(&r.score))
     );
     assert_eq!(
-        dense.results[0].content, TRAVEL,
+        dense.results[0].text(),
+        TRAVEL,
         "a dense hit carries its chunk and citation"
     );
     assert_eq!(dense.results[0].citation.end_offset, TRAVEL.len() as u64);
@@ -350,11 +351,11 @@ fn later_chunks_are_embedded_under_their_documents_heading_and_cited_as_their_ow
         later.citation.end_offset as usize,
     );
     assert_eq!(
-        later.content.as_bytes(),
+        later.text().as_bytes(),
         &bytes[start..end],
         "cited as its own bytes"
     );
-    assert!(!later.content.contains("# The lighthouse"));
+    assert!(!later.text().contains("# The lighthouse"));
 
     // A new heading (of the same length, so the chunks keep their bounds) changes what every
     // chunk of that document is embedded as, and only those.

@@ -43,7 +43,7 @@ pub(super) fn top_hit_verified(fx: &Fixture, query: &str, source: &str) -> Fetch
         "{source}: {:?}",
         fetched.detail
     );
-    assert_eq!(fetched.content.as_deref(), Some(top.content.as_str()));
+    assert_eq!(fetched.content.as_deref(), Some(top.text()));
     fetched
 }
 

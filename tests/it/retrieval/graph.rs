@@ -157,7 +157,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
     };
     let hit = retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense");
     assert_eq!(hit.results[0].citation.source, "tea.txt");
-    assert!(hit.results[0].content.starts_with("Black tea"));
+    assert!(hit.results[0].text().starts_with("Black tea"));
 }
 
 /// Deterministic clustered unit vectors (SplitMix64, Box-Muller), row after row.

@@ -115,7 +115,7 @@ fn beir_corpus_keeps_record_ids_and_indexes_title_and_text() {
     let hits = fx.search("beir", "vitamin", 5);
     assert_eq!(hits.results[0].document_id, "doc-1");
     assert_eq!(
-        hits.results[0].content,
+        hits.results[0].text(),
         "Vitamin D and bones\n\nSupplements reduce fractures."
     );
     let citation = &hits.results[0].citation;
@@ -174,7 +174,7 @@ fn url_is_ingested_as_a_snapshot_and_verified_from_the_snapshot_dir() {
     let hit = &hits.results[0];
     assert_eq!(hit.citation.source, url);
     assert_eq!(hit.citation.source_class, SourceClass::Snapshot);
-    assert_eq!(hit.content, "Lighthouses guide ships at night.");
+    assert_eq!(hit.text(), "Lighthouses guide ships at night.");
     let snapshots: Vec<_> = std::fs::read_dir(fx.index.join("web.snapshots"))
         .expect("snapshot dir")
         .collect();

@@ -24,6 +24,7 @@ const ORDER: &[&str] = &[
     "open",
     "cache",
     "search",
+    "budget",
     "citation",
     "status",
     "eval",

@@ -41,6 +41,7 @@
 //!   `prompts::collection_arguments_complete_to_the_served_collections`.
 
 mod bounds;
+mod budget;
 mod client_errors;
 mod descriptions;
 mod exit_codes;

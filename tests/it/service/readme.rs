@@ -177,7 +177,7 @@ fn the_quick_start_shows_what_the_bundled_sample_answers() {
         checked += 1;
     }
     assert_eq!(
-        checked, 5,
+        checked, 6,
         "the quick start's examples with output: {examples:#?}"
     );
 }
