@@ -116,6 +116,16 @@ pub enum Error {
         #[source]
         source: Option<BoxedSource>,
     },
+    /// A search `cursor` continues a generation of its collection that is no longer served:
+    /// the collection changed since the page before. The search must start again from its
+    /// first page.
+    #[error(
+        "the cursor continues generation {generation} of the collection, which has changed since; search again without a cursor"
+    )]
+    CursorExpired {
+        /// The generation the cursor was issued for.
+        generation: u64,
+    },
     /// A rerank was requested of a server started without a reranker.
     #[error("this server was started without a reranker; send rerank: false")]
     RerankerNotConfigured,
@@ -156,6 +166,7 @@ impl Error {
             Error::EmbeddingMismatch { .. } => ("embedding_mismatch", true),
             Error::Embedding { .. } => ("embedding_error", false),
             Error::Rerank { .. } => ("rerank_error", false),
+            Error::CursorExpired { .. } => ("cursor_expired", true),
             Error::RerankerNotConfigured => ("reranker_not_configured", true),
             Error::Overloaded => ("overloaded", true),
             Error::Timeout => ("timeout", true),

@@ -326,6 +326,7 @@ impl Backend for ClusterBackend {
                 params.top_k,
                 query_terms,
             ),
+            next_cursor: None,
         })
     }
 

@@ -305,6 +305,7 @@ mod tests {
                 .collect(),
             total_results: contents.len() as u32,
             metadata: SearchMetadata::ranked(SearchMode::Lexical, 3, contents.len() as u32, 1),
+            next_cursor: None,
         }
     }
 

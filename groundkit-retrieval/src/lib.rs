@@ -164,6 +164,10 @@ pub const DEFAULT_SUPERSEDED_RETENTION: std::time::Duration =
 /// The largest `top_k` a search accepts; also the candidate depth a reranker would receive.
 pub const MAX_TOP_K: u32 = 100;
 
+/// The deepest ranking a search reads: a page of hits at most 1,000 deep into the ranking, and
+/// one hit more, to know whether another page follows.
+pub const MAX_RANK_DEPTH: u32 = 1_001;
+
 /// The longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 2048;
 

@@ -187,7 +187,7 @@ pub struct EmbeddingIdentity {
 pub struct SearchParams {
     /// Text to search for; plain text, never query syntax.
     pub query: String,
-    /// How many chunks to return, `1..=MAX_TOP_K`.
+    /// How many chunks to return, `1..=MAX_RANK_DEPTH`.
     pub top_k: u32,
     /// How to rank.
     #[serde(default)]
@@ -350,6 +350,13 @@ pub struct SearchResponse {
     pub total_results: u32,
     /// How they were produced.
     pub metadata: SearchMetadata,
+    /// Present when more hits follow this page (a walk through the pages ends after 1,000
+    /// hits; a reranked answer is one page): send it back as `cursor`, with the same
+    /// collection, query, mode and `min_score`, for the next page, which starts right after
+    /// this one's last hit in the same ranking. `top_k`, `detail` and `max_chars` may change
+    /// from page to page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 /// How often this process opened (rebuilt) a collection, and what that cost.

@@ -19,7 +19,7 @@ use crate::model::{
 };
 use crate::open::OpenCollection;
 use crate::vectors::graph::EF_SEARCH;
-use crate::{MAX_QUERY_CHARS, MAX_TOP_K};
+use crate::{MAX_QUERY_CHARS, MAX_RANK_DEPTH, MAX_TOP_K};
 use groundkit_core::Error;
 
 /// Checks the caller-controlled bounds of a search request.
@@ -36,10 +36,10 @@ pub fn validate_params(params: &SearchParams) -> Result<(), Error> {
             message: format!("must be at most {MAX_QUERY_CHARS} characters"),
         });
     }
-    if params.top_k == 0 || params.top_k > MAX_TOP_K {
+    if params.top_k == 0 || params.top_k > MAX_RANK_DEPTH {
         return Err(Error::Validation {
             field: "top_k".to_owned(),
-            message: format!("must be between 1 and {MAX_TOP_K}"),
+            message: format!("must be between 1 and {MAX_RANK_DEPTH}"),
         });
     }
     Ok(())
@@ -79,6 +79,7 @@ pub fn search(
             params.top_k,
             ranked.query_terms,
         ),
+        next_cursor: None,
     })
 }
 

@@ -181,6 +181,10 @@ pub(crate) struct SearchArgs {
     /// Leave out hits scoring below SCORE (BM25 in `lexical` mode, cosine in `dense`).
     #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     pub(crate) min_score: Option<f64>,
+    /// Continue from the `next_cursor` of an earlier answer (the same query, mode and
+    /// --min-score).
+    #[arg(long)]
+    pub(crate) cursor: Option<String>,
     /// Print the service's JSON response.
     #[arg(long)]
     pub(crate) json: bool,

@@ -136,6 +136,9 @@ pub(super) fn print_search(response: &SearchResponse) {
     if let (true, Some(model), Some(depth)) = (m.reranked, &m.rerank_model, m.rerank_input_depth) {
         println!("reranked by {model} from the first {depth} results");
     }
+    if let Some(cursor) = &response.next_cursor {
+        println!("more: --cursor {cursor}");
+    }
     if m.truncated {
         println!(
             "cut to fit {} characters: {} more results left out (--detail snippets or a smaller \

@@ -86,6 +86,9 @@ pub(super) fn search(
     if let Some(min_score) = args.min_score {
         arguments["min_score"] = json!(min_score);
     }
+    if let Some(cursor) = &args.cursor {
+        arguments["cursor"] = json!(cursor);
+    }
     call(
         cli,
         embedder,

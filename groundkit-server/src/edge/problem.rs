@@ -140,6 +140,7 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 | Error::DenseUnavailable { .. }
                 | Error::EmbeddingMismatch { .. } => (S::CONFLICT, ToolResult),
                 Error::Embedding { .. } | Error::Rerank { .. } => (S::BAD_GATEWAY, ToolResult),
+                Error::CursorExpired { .. } => (S::GONE, ToolResult),
                 Error::Overloaded => (S::SERVICE_UNAVAILABLE, ToolResult),
                 Error::Timeout => (S::GATEWAY_TIMEOUT, ToolResult),
                 Error::Storage { .. } => (S::INTERNAL_SERVER_ERROR, ToolResult),
@@ -148,7 +149,9 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 }
             };
             let rpc = match error {
-                Error::InvalidRequest { .. } | Error::Validation { .. } => rpc_code::INVALID_PARAMS,
+                Error::InvalidRequest { .. }
+                | Error::Validation { .. }
+                | Error::CursorExpired { .. } => rpc_code::INVALID_PARAMS,
                 Error::CollectionNotFound { .. }
                 | Error::ChunkNotFound { .. }
                 | Error::NotFound { .. } => rpc_code::RESOURCE_NOT_FOUND,

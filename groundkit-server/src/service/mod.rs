@@ -16,6 +16,7 @@
 //! (search, status) holds a permit of the one limiter both transports share, and all engine work
 //! runs off the async executor.
 
+pub mod page;
 pub mod prompts;
 pub mod resources;
 
@@ -219,6 +220,12 @@ pub struct SearchRequest {
     /// similarities (-1 to 1). Refused in `hybrid` mode, whose scores are fused ranks.
     #[garde(custom(finite))]
     pub min_score: Option<f64>,
+    /// The `next_cursor` of the previous page, for the page after it; send the same
+    /// collection, query, mode and `min_score` with it (`top_k`, `detail` and `max_chars` may
+    /// change). Refused as `cursor_expired` once the collection has changed since that page,
+    /// and as a `validation_error` when it is not a cursor of this search.
+    #[garde(length(max = page::CURSOR_CHARS))]
+    pub cursor: Option<String>,
 }
 
 /// The smallest `max_chars` a search accepts: room for an answer's metadata and a hit.
@@ -259,12 +266,26 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
                 .to_owned(),
         });
     }
+    let binding = page::Binding::of(&request);
+    let start = match (&request.cursor, &reranker) {
+        (None, _) => None,
+        (Some(_), Some(_)) => {
+            return Err(Error::Validation {
+                field: "cursor".to_owned(),
+                message: "a reranked answer has no further pages".to_owned(),
+            });
+        }
+        (Some(cursor), None) => Some(binding.position(cursor)?),
+    };
     let backends = Backends::of(ctx);
     let collection = request.collection;
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let detail = request.detail.unwrap_or_default();
     let max_chars = request.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
     let min_score = request.min_score;
+    let offset = start.map_or(0, |s| s.offset);
+    // The hits of this page, and one more to know whether another follows.
+    let page_len = top_k.min(page::MAX_WALK_DEPTH - offset);
     let params = SearchParams {
         query: request.query,
         // A reranker sees the configured candidate depth, whatever top_k the caller asked for
@@ -272,7 +293,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         top_k: if reranker.is_some() {
             ctx.rerank_depth.max(top_k)
         } else {
-            top_k
+            offset + page_len + 1
         },
         mode,
     };
@@ -282,10 +303,17 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         let _permit = permit;
         let mut response =
             backends.serve(|b| b.search(&collection, &params, embedder.as_deref()))?;
+        if let Some(start) = start
+            && start.generation != response.metadata.generation
+        {
+            return Err(Error::CursorExpired {
+                generation: start.generation,
+            });
+        }
         if let Some(min_score) = min_score {
             response.results.retain(|r| f64::from(r.score) >= min_score);
-            response.total_results = response.results.len() as u32;
         }
+        let mut more = false;
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let results = rerank::rerank(
@@ -294,15 +322,34 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
                 std::mem::take(&mut response.results),
                 top_k as usize,
             )?;
-            response.total_results = results.len() as u32;
             response.results = results;
-            response.metadata.top_k = top_k;
             response.metadata.reranked = true;
             response.metadata.rerank_model = Some(reranker.model().to_owned());
             response.metadata.rerank_input_depth = Some(depth as u32);
+        } else {
+            response
+                .results
+                .drain(..(offset as usize).min(response.results.len()));
+            more = response.results.len() > page_len as usize;
+            response.results.truncate(page_len as usize);
+            // Room for a cursor, whatever the fit leaves out.
+            response.next_cursor = Some("0".repeat(page::CURSOR_CHARS));
         }
+        response.metadata.top_k = top_k;
         let terms = retrieval::query_terms(&params.query);
         retrieval::fit(&mut response, &terms, detail, max_chars)?;
+        let next = offset + response.results.len() as u32;
+        let follows = more || response.metadata.omitted_results > 0;
+        response.next_cursor = (response.next_cursor.is_some()
+            && follows
+            && !response.results.is_empty()
+            && next < page::MAX_WALK_DEPTH)
+            .then(|| {
+                binding.cursor(page::Position {
+                    generation: response.metadata.generation,
+                    offset: next,
+                })
+            });
         Ok(response)
     })
     .await

@@ -74,6 +74,7 @@ pub async fn grounded_answer(
             detail: Some(Detail::Ids),
             max_chars: None,
             min_score: None,
+            cursor: None,
         },
     )
     .await?;

@@ -77,6 +77,22 @@ for (const transport of ["stdio", "http"]) {
       assert.equal(status.json.result.structuredContent.document_count, 3);
     });
 
+    test("a snippet answer pages on with its cursor", () => {
+      const args = { collection: "papers", query: "green tea bicycle chain", top_k: 1, detail: "snippets" };
+      const first = call(target, "search", args);
+      assert.equal(first.status, 0, first.stderr);
+      const page = first.json.result.structuredContent;
+      assert.equal(page.results[0].rank, 1);
+      assert.ok(page.results[0].snippet.text.length > 0, JSON.stringify(page));
+      assert.equal(page.results[0].content, undefined);
+      assert.match(page.next_cursor, /^[0-9a-f]{50}$/);
+      const second = call(target, "search", { ...args, cursor: page.next_cursor });
+      assert.equal(second.status, 0, second.stderr);
+      const next = second.json.result.structuredContent;
+      assert.equal(next.results[0].rank, 2);
+      assert.notEqual(next.results[0].chunk_id, page.results[0].chunk_id);
+    });
+
     test("resources are listed and read, and the prompt is listed and got", () => {
       const templates = inspect(target, ["--method", "resources/templates/list"]);
       assert.equal(templates.status, 0, templates.stderr);

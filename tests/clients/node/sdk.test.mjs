@@ -5,7 +5,8 @@
 // Resources and templates are listed and read through the SDK's own resource methods.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -105,6 +106,36 @@ for (const mode of ["grk stdio", "grk http"]) {
       const status = await ok(client, "index_status", { collection: "papers" });
       assert.equal(status.collection, "papers");
       assert.equal(status.document_count, 3);
+    });
+
+    test("snippet and paged answers validate, and the pages are one ranking cut up", async () => {
+      const query = "green tea bicycle chain lighthouse keeper";
+      const whole = await ok(client, "search", { collection: "papers", query, detail: "ids" });
+      assert.equal(whole.results.length, 3);
+      assert.equal(whole.results[0].content, undefined, "ids carry no text");
+      assert.equal(whole.next_cursor, undefined, "one page holds every hit");
+      let cursor;
+      for (const [i, expected] of whole.results.entries()) {
+        const page = await ok(client, "search", {
+          collection: "papers", query, top_k: 1, detail: "snippets", max_chars: 2000,
+          ...(cursor ? { cursor } : {}),
+        });
+        const [hit] = page.results;
+        assert.equal(hit.rank, i + 1);
+        assert.equal(hit.chunk_id, expected.chunk_id);
+        assert.equal(page.metadata.detail, "snippets");
+        if (hit.citation.source_class === "text") {
+          const source = readFileSync(join(fx.base, hit.citation.source));
+          const { start_offset, end_offset, text, matches } = hit.snippet;
+          assert.equal(source.subarray(start_offset, end_offset).toString(), text);
+          assert.ok(matches.length > 0, JSON.stringify(hit.snippet));
+        }
+        cursor = page.next_cursor;
+        assert.equal(cursor === undefined, i === 2, `page ${i + 1}: ${cursor}`);
+      }
+      const stale = await ok(client, "search", { collection: "papers", query, top_k: 1 });
+      await fails(client, "search", { collection: "papers", query: "tea", top_k: 1, cursor: stale.next_cursor },
+        "validation_error", "cursor");
     });
 
     test("invalid calls come back as isError results with their kind, never as thrown errors", async () => {

@@ -46,6 +46,7 @@ mod client_errors;
 mod descriptions;
 mod exit_codes;
 mod openapi;
+mod pages;
 mod prompts;
 mod readme;
 mod resources;

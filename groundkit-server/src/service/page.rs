@@ -1,0 +1,165 @@
+//! Search pages: the cursor an answer gives when more hits follow, and reading one back.
+//!
+//! A cursor is stateless: the collection generation the page was ranked at, the rank the next
+//! page starts after, and a check binding both to the search they continue (its collection,
+//! query, mode and `min_score`, which decide the ranking; `top_k`, `detail` and `max_chars` may
+//! change from page to page). It is 25 bytes written as 50 lower-case hex digits, so every
+//! cursor has the same length and an answer's budget reserves its room before any hit is
+//! placed. Any server over the same collection continues it, on any transport; an altered
+//! cursor, or one sent with another search, is a `validation_error`; a cursor whose generation
+//! is no longer the collection's is `cursor_expired`.
+//!
+//! The check is a digest, not a signature: a caller can write a cursor for any rank of a search
+//! it may run, which gives it nothing it could not ask for with `top_k`.
+
+use groundkit_core::Error;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::SearchRequest;
+
+/// How deep a walk through a search's pages goes: a page past this many hits is never offered.
+pub const MAX_WALK_DEPTH: u32 = groundkit_retrieval::MAX_RANK_DEPTH - 1;
+
+/// The cursor format's version, its first byte.
+const VERSION: u8 = 1;
+
+/// Bytes of the check.
+const CHECK_BYTES: usize = 12;
+
+/// Bytes of a cursor: version, generation, offset, check.
+const CURSOR_BYTES: usize = 1 + 8 + 4 + CHECK_BYTES;
+
+/// Characters of a written cursor.
+pub const CURSOR_CHARS: usize = 2 * CURSOR_BYTES;
+
+/// Where a page starts: after `offset` hits of the ranking of `generation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// The collection generation the search was ranked at.
+    pub generation: u64,
+    /// Hits before the page.
+    pub offset: u32,
+}
+
+/// What a cursor is bound to: the parts of a search that decide its ranking.
+pub struct Binding(Vec<u8>);
+
+impl Binding {
+    /// The binding of `request`.
+    pub fn of(request: &SearchRequest) -> Self {
+        let decides = json!({
+            "collection": request.collection,
+            "query": request.query,
+            "mode": request.mode.unwrap_or_default(),
+            "min_score": request.min_score,
+        });
+        Self(decides.to_string().into_bytes())
+    }
+
+    fn check(&self, head: &[u8]) -> [u8; CHECK_BYTES] {
+        let digest = Sha256::new()
+            .chain_update(b"groundkit search cursor\0")
+            .chain_update(head)
+            .chain_update(&self.0)
+            .finalize();
+        let mut check = [0; CHECK_BYTES];
+        check.copy_from_slice(&digest[..CHECK_BYTES]);
+        check
+    }
+
+    /// The cursor of `position` in this search.
+    pub fn cursor(&self, position: Position) -> String {
+        let mut bytes = Vec::with_capacity(CURSOR_BYTES);
+        bytes.push(VERSION);
+        bytes.extend_from_slice(&position.generation.to_be_bytes());
+        bytes.extend_from_slice(&position.offset.to_be_bytes());
+        let check = self.check(&bytes);
+        bytes.extend_from_slice(&check);
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The position `cursor` names in this search, or a `validation_error` naming `cursor` when
+    /// it is not one this search gave.
+    pub fn position(&self, cursor: &str) -> Result<Position, Error> {
+        let refused = || Error::Validation {
+            field: "cursor".to_owned(),
+            message: "is not a cursor this search gave: send the `next_cursor` of the previous \
+                      page with the same collection, query, mode and min_score"
+                .to_owned(),
+        };
+        let bytes = decode_hex(cursor).ok_or_else(refused)?;
+        if bytes.len() != CURSOR_BYTES || bytes[0] != VERSION {
+            return Err(refused());
+        }
+        let (head, check) = bytes.split_at(CURSOR_BYTES - CHECK_BYTES);
+        if self.check(head) != check {
+            return Err(refused());
+        }
+        let generation = u64::from_be_bytes(head[1..9].try_into().map_err(|_| refused())?);
+        let offset = u32::from_be_bytes(head[9..13].try_into().map_err(|_| refused())?);
+        if offset == 0 || offset >= MAX_WALK_DEPTH {
+            return Err(refused());
+        }
+        Ok(Position { generation, offset })
+    }
+}
+
+/// The bytes of lower-case hex `text`, if it is that.
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    bytes
+        .chunks_exact(2)
+        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(query: &str) -> SearchRequest {
+        serde_json::from_value(json!({"collection": "docs", "query": query})).expect("a request")
+    }
+
+    #[test]
+    fn a_cursor_reads_back_in_its_search_and_is_refused_in_another_or_altered() {
+        let binding = Binding::of(&request("tide tables"));
+        let position = Position {
+            generation: 7,
+            offset: 30,
+        };
+        let cursor = binding.cursor(position);
+        assert_eq!(cursor.len(), CURSOR_CHARS);
+        assert_eq!(binding.position(&cursor).ok(), Some(position));
+
+        let kind = |result: Result<Position, Error>| match result {
+            Err(Error::Validation { field, .. }) => field,
+            other => format!("{other:?}"),
+        };
+        assert_eq!(
+            kind(Binding::of(&request("tide table")).position(&cursor)),
+            "cursor"
+        );
+        let mut altered = cursor.clone().into_bytes();
+        altered[20] = if altered[20] == b'0' { b'1' } else { b'0' };
+        let altered = String::from_utf8(altered).expect("hex");
+        assert_eq!(kind(binding.position(&altered)), "cursor");
+        for junk in [
+            "",
+            "zz",
+            &cursor[..CURSOR_CHARS - 2],
+            &cursor.to_uppercase(),
+        ] {
+            assert_eq!(kind(binding.position(junk)), "cursor", "{junk:?}");
+        }
+    }
+}
