@@ -138,9 +138,9 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 | Error::NotFound { .. } => (S::NOT_FOUND, ToolResult),
                 Error::RerankerNotConfigured
                 | Error::DenseUnavailable { .. }
-                | Error::EmbeddingMismatch { .. } => (S::CONFLICT, ToolResult),
+                | Error::EmbeddingMismatch { .. }
+                | Error::CursorExpired { .. } => (S::CONFLICT, ToolResult),
                 Error::Embedding { .. } | Error::Rerank { .. } => (S::BAD_GATEWAY, ToolResult),
-                Error::CursorExpired { .. } => (S::GONE, ToolResult),
                 Error::Overloaded => (S::SERVICE_UNAVAILABLE, ToolResult),
                 Error::Timeout => (S::GATEWAY_TIMEOUT, ToolResult),
                 Error::Storage { .. } => (S::INTERNAL_SERVER_ERROR, ToolResult),

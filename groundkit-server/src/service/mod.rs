@@ -217,14 +217,15 @@ pub struct SearchRequest {
     pub max_chars: Option<u32>,
     /// Leave out hits that score below this, before any reranking. In `lexical` mode scores are
     /// BM25 (0 or more, unbounded, comparable only within a collection); in `dense` mode cosine
-    /// similarities (-1 to 1). Refused in `hybrid` mode, whose scores are fused ranks.
+    /// similarities (-1 to 1); in `hybrid` mode fused ranks (the sum over both rankings of
+    /// 1 / (2 + rank), at most 2/3), which say where a hit ranked, not how well it matched.
     #[garde(custom(finite))]
     pub min_score: Option<f64>,
     /// The `next_cursor` of the previous page, for the page after it; send the same
     /// collection, query, mode and `min_score` with it (`top_k`, `detail` and `max_chars` may
     /// change). Refused as `cursor_expired` once the collection has changed since that page,
     /// and as a `validation_error` when it is not a cursor of this search.
-    #[garde(length(max = page::CURSOR_CHARS))]
+    #[garde(pattern(page::CURSOR_PATTERN))]
     pub cursor: Option<String>,
 }
 
@@ -259,13 +260,6 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (false, _) => None,
     };
     let mode = request.mode.unwrap_or_default();
-    if request.min_score.is_some() && mode == SearchMode::Hybrid {
-        return Err(Error::Validation {
-            field: "min_score".to_owned(),
-            message: "applies to `lexical` and `dense` scores; `hybrid` scores are fused ranks"
-                .to_owned(),
-        });
-    }
     let binding = page::Binding::of(&request);
     let start = match (&request.cursor, &reranker) {
         (None, _) => None,
@@ -275,7 +269,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
                 message: "a reranked answer has no further pages".to_owned(),
             });
         }
-        (Some(cursor), None) => Some(binding.position(cursor)?),
+        (Some(cursor), None) => Some(page::Cursor::parse(cursor)?),
     };
     let backends = Backends::of(ctx);
     let collection = request.collection;
@@ -283,7 +277,11 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let detail = request.detail.unwrap_or_default();
     let max_chars = request.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
     let min_score = request.min_score;
-    let offset = start.map_or(0, |s| s.offset);
+    // A cursor is verified once the search has opened the collection (see `page`); until
+    // then its offset only bounds how deep the search reads.
+    let offset = start
+        .as_ref()
+        .map_or(0, |c| c.position.offset.min(page::MAX_WALK_DEPTH - 1));
     // The hits of this page, and one more to know whether another follows.
     let page_len = top_k.min(page::MAX_WALK_DEPTH - offset);
     let params = SearchParams {
@@ -303,12 +301,13 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         let _permit = permit;
         let mut response =
             backends.serve(|b| b.search(&collection, &params, embedder.as_deref()))?;
-        if let Some(start) = start
-            && start.generation != response.metadata.generation
-        {
-            return Err(Error::CursorExpired {
-                generation: start.generation,
-            });
+        if let Some(start) = &start {
+            if start.position.generation != response.metadata.generation {
+                return Err(Error::CursorExpired {
+                    generation: start.position.generation,
+                });
+            }
+            binding.verify(start)?;
         }
         if let Some(min_score) = min_score {
             response.results.retain(|r| f64::from(r.score) >= min_score);

@@ -3,16 +3,22 @@
 //! A cursor is stateless: the collection generation the page was ranked at, the rank the next
 //! page starts after, and a check binding both to the search they continue (its collection,
 //! query, mode and `min_score`, which decide the ranking; `top_k`, `detail` and `max_chars` may
-//! change from page to page). It is 25 bytes written as 50 lower-case hex digits, so every
-//! cursor has the same length and an answer's budget reserves its room before any hit is
-//! placed. Any server over the same collection continues it, on any transport; an altered
-//! cursor, or one sent with another search, is a `validation_error`; a cursor whose generation
-//! is no longer the collection's is `cursor_expired`.
+//! change from page to page). It is 25 bytes written as 50 lower-case hex digits
+//! ([`CURSOR_PATTERN`], which the request schema states), so every cursor has the same length
+//! and an answer's budget reserves its room before any hit is placed. Any server over the same
+//! collection continues it, on any transport.
 //!
-//! The check is a digest, not a signature: a caller can write a cursor for any rank of a search
-//! it may run, which gives it nothing it could not ask for with `top_k`.
+//! A cursor is judged after the search has opened the collection: one whose generation is no
+//! longer the collection's is `cursor_expired`, whatever else it says (the search it belonged
+//! to cannot be continued either way); one of the current generation whose check fails (altered,
+//! or sent with another search) is a `validation_error`. The check is a digest, not a
+//! signature: a caller can write a cursor for any rank of a search it may run, which gives it
+//! nothing it could not ask for with `top_k`.
+
+use std::sync::LazyLock;
 
 use groundkit_core::Error;
+use regex::Regex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -32,6 +38,11 @@ const CURSOR_BYTES: usize = 1 + 8 + 4 + CHECK_BYTES;
 
 /// Characters of a written cursor.
 pub const CURSOR_CHARS: usize = 2 * CURSOR_BYTES;
+
+/// The form of a written cursor: the version byte, then the rest, in lower-case hex. The
+/// request type declares it as `cursor`'s pattern, so the schema states it.
+pub static CURSOR_PATTERN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("^01[0-9a-f]{48}$").expect("the cursor pattern parses"));
 
 /// Where a page starts: after `offset` hits of the ranking of `generation`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,29 +90,59 @@ impl Binding {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// The position `cursor` names in this search, or a `validation_error` naming `cursor` when
-    /// it is not one this search gave.
-    pub fn position(&self, cursor: &str) -> Result<Position, Error> {
-        let refused = || Error::Validation {
-            field: "cursor".to_owned(),
-            message: "is not a cursor this search gave: send the `next_cursor` of the previous \
-                      page with the same collection, query, mode and min_score"
-                .to_owned(),
-        };
-        let bytes = decode_hex(cursor).ok_or_else(refused)?;
+    /// Whether `cursor` is one this search gave: its check holds and its position is one a
+    /// page can start at; else a `validation_error` naming `cursor`.
+    pub fn verify(&self, cursor: &Cursor) -> Result<(), Error> {
+        let Position { offset, .. } = cursor.position;
+        if self.check(&cursor.head) != cursor.check || offset == 0 || offset >= MAX_WALK_DEPTH {
+            return Err(refused());
+        }
+        Ok(())
+    }
+}
+
+/// A cursor as written, read but not yet verified ([`Binding::verify`]).
+pub struct Cursor {
+    /// The position it names.
+    pub position: Position,
+    head: [u8; CURSOR_BYTES - CHECK_BYTES],
+    check: [u8; CHECK_BYTES],
+}
+
+impl Cursor {
+    /// Reads `text`, a `validation_error` naming `cursor` when it is not of the form
+    /// ([`CURSOR_PATTERN`]).
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        let bytes = decode_hex(text).ok_or_else(refused)?;
         if bytes.len() != CURSOR_BYTES || bytes[0] != VERSION {
             return Err(refused());
         }
-        let (head, check) = bytes.split_at(CURSOR_BYTES - CHECK_BYTES);
-        if self.check(head) != check {
-            return Err(refused());
-        }
-        let generation = u64::from_be_bytes(head[1..9].try_into().map_err(|_| refused())?);
-        let offset = u32::from_be_bytes(head[9..13].try_into().map_err(|_| refused())?);
-        if offset == 0 || offset >= MAX_WALK_DEPTH {
-            return Err(refused());
-        }
-        Ok(Position { generation, offset })
+        let mut head = [0; CURSOR_BYTES - CHECK_BYTES];
+        let mut check = [0; CHECK_BYTES];
+        head.copy_from_slice(&bytes[..CURSOR_BYTES - CHECK_BYTES]);
+        check.copy_from_slice(&bytes[CURSOR_BYTES - CHECK_BYTES..]);
+        let mut generation = [0; 8];
+        let mut offset = [0; 4];
+        generation.copy_from_slice(&head[1..9]);
+        offset.copy_from_slice(&head[9..13]);
+        Ok(Self {
+            position: Position {
+                generation: u64::from_be_bytes(generation),
+                offset: u32::from_be_bytes(offset),
+            },
+            head,
+            check,
+        })
+    }
+}
+
+/// The refusal of a cursor this search did not give.
+fn refused() -> Error {
+    Error::Validation {
+        field: "cursor".to_owned(),
+        message: "is not a cursor this search gave: send the `next_cursor` of the previous page \
+                  with the same collection, query, mode and min_score"
+            .to_owned(),
     }
 }
 
@@ -139,27 +180,28 @@ mod tests {
         };
         let cursor = binding.cursor(position);
         assert_eq!(cursor.len(), CURSOR_CHARS);
-        assert_eq!(binding.position(&cursor).ok(), Some(position));
+        assert!(CURSOR_PATTERN.is_match(&cursor));
+        let read = Cursor::parse(&cursor).expect("a cursor");
+        assert_eq!(read.position, position);
+        assert!(binding.verify(&read).is_ok());
 
-        let kind = |result: Result<Position, Error>| match result {
+        let field = |result: Result<(), Error>| match result {
             Err(Error::Validation { field, .. }) => field,
             other => format!("{other:?}"),
         };
-        assert_eq!(
-            kind(Binding::of(&request("tide table")).position(&cursor)),
-            "cursor"
-        );
+        let other = Binding::of(&request("tide table"));
+        assert_eq!(field(other.verify(&read)), "cursor");
         let mut altered = cursor.clone().into_bytes();
         altered[20] = if altered[20] == b'0' { b'1' } else { b'0' };
-        let altered = String::from_utf8(altered).expect("hex");
-        assert_eq!(kind(binding.position(&altered)), "cursor");
+        let altered = Cursor::parse(&String::from_utf8(altered).expect("hex")).expect("form");
+        assert_eq!(field(binding.verify(&altered)), "cursor");
         for junk in [
             "",
             "zz",
             &cursor[..CURSOR_CHARS - 2],
             &cursor.to_uppercase(),
         ] {
-            assert_eq!(kind(binding.position(junk)), "cursor", "{junk:?}");
+            assert_eq!(field(Cursor::parse(junk).map(|_| ())), "cursor", "{junk:?}");
         }
     }
 }

@@ -261,7 +261,7 @@ fn snippets_mark_the_query_words_at_offsets_that_read_back_from_the_source() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn min_score_leaves_out_weaker_hits_and_hybrid_and_bad_budgets_are_refused_alike() {
+async fn min_score_leaves_out_weaker_hits_and_bad_budgets_are_refused_alike_everywhere() {
     let fx = corpus();
     let mut surfaces = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
     let query = json!({"collection": "notes", "query": "lighthouse lamp turned", "top_k": 40, "detail": "ids"});
@@ -290,12 +290,6 @@ async fn min_score_leaves_out_weaker_hits_and_hybrid_and_bad_budgets_are_refused
     // A bad value is a validation error, a value of the wrong shape an invalid request: each
     // names its field, the same on every transport.
     for (arguments, status, kind, field) in [
-        (
-            json!({"collection": "notes", "query": "lamp", "mode": "hybrid", "min_score": 0.5}),
-            422,
-            "validation_error",
-            "min_score",
-        ),
         (
             json!({"collection": "notes", "query": "lamp", "max_chars": 999}),
             422,
