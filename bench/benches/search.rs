@@ -101,6 +101,7 @@ fn bench_search(c: &mut Criterion) {
                 query: queries[i].clone(),
                 top_k: 10,
                 mode: SearchMode::Lexical,
+                fusion: Default::default(),
             };
             black_box(retrieval::search(&open, &params, None).expect("search"))
         })

@@ -31,8 +31,8 @@
 //! it), so any number of them may serve the same collections. Queries are analysed by groundkit (the same terms as the
 //! local engine) and sent as term queries; lexical search over several shards runs as
 //! `dfs_query_then_fetch`, so BM25 uses collection-wide statistics whatever the number of shards. Dense search is a k-NN
-//! query; hybrid fuses both rankings' chunk ids, fetched in one `_msearch`, with groundkit's own
-//! Reciprocal Rank Fusion, then reads the fused chunks' records from the generation index that
+//! query; hybrid fuses both rankings' chunk ids and scores, fetched in one `_msearch`, with
+//! groundkit's own fusion (min-max or Reciprocal Rank Fusion, as the local engine), then reads the fused chunks' records from the generation index that
 //! ranked them. A search refuses partial results (a shard with no live copy fails it rather than
 //! silently dropping that shard's chunks) and is retried twice, so a node's loss is bridged by
 //! the replicas of its shards.

@@ -192,8 +192,9 @@ pub(crate) fn hybrid(
     terms: &[String],
     vector: &[f32],
     limit: usize,
+    fusion: Fusion,
 ) -> Result<Option<Ranked>, Error> {
-    let (lexical_depth, dense_depth) = Fusion::default().depths(limit);
+    let (lexical_depth, dense_depth) = fusion.depths(limit);
     let mut body = Vec::new();
     let mut push = |header: Value, search: Value| {
         body.extend_from_slice(header.to_string().as_bytes());
@@ -279,7 +280,7 @@ pub(crate) fn hybrid(
             indices,
         }));
     };
-    let fused = Fusion::default().fuse(&ids(lexical), &ids(dense), limit);
+    let fused = fusion.fuse(&scored(lexical), &scored(dense), limit);
     let Some(mut records) = records(cluster, index, &fused)? else {
         return Ok(None);
     };
@@ -299,9 +300,12 @@ pub(crate) fn hybrid(
 }
 
 /// The chunk ids of `hits`, in order.
-fn ids(hits: &[Value]) -> Vec<&str> {
+/// The ids of `hits` with their scores. Each is an increasing affine function of the local
+/// engine's score (BM25 without its constant factor `k1 + 1`; (1 + cosine) / 2 for a k-NN hit),
+/// which min-max scaling undoes, so fusion ranks as the local engine does.
+fn scored(hits: &[Value]) -> Vec<(f32, &str)> {
     hits.iter()
-        .filter_map(|hit| hit.get("_id").and_then(Value::as_str))
+        .filter_map(|hit| Some((score_of(hit), hit.get("_id").and_then(Value::as_str)?)))
         .collect()
 }
 

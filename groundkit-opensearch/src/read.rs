@@ -187,7 +187,16 @@ impl ClusterBackend {
             }
             SearchMode::Hybrid => {
                 let vector = self.query_vector(name, current, &params.query, embedder)?;
-                query::hybrid(&self.cluster, target, &current.meta, terms, &vector, limit)
+                let fusion = retrieval::Fusion::of(params.fusion);
+                query::hybrid(
+                    &self.cluster,
+                    target,
+                    &current.meta,
+                    terms,
+                    &vector,
+                    limit,
+                    fusion,
+                )
             }
         }
     }
@@ -297,7 +306,7 @@ impl Backend for ClusterBackend {
     }
 
     /// Searches collection `name` in the cluster; the answer has the local backend's shape and
-    /// scores (BM25 for lexical, cosine similarity for dense, RRF for hybrid).
+    /// scores (BM25 for lexical, cosine similarity for dense, the fused score for hybrid).
     fn search(
         &self,
         name: &str,
@@ -320,12 +329,7 @@ impl Backend for ClusterBackend {
         Ok(SearchResponse {
             total_results: results.len() as u32,
             results,
-            metadata: SearchMetadata::ranked(
-                params.mode,
-                current.meta.generation,
-                params.top_k,
-                query_terms,
-            ),
+            metadata: SearchMetadata::ranked(params, current.meta.generation, query_terms),
             next_cursor: None,
         })
     }

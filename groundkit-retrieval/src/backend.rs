@@ -8,7 +8,9 @@ use crate::citation::fetch_chunk;
 use crate::collection::{CollectionPaths, list_collections};
 use crate::embed::Embedder;
 use crate::eval::{EvalQuery, EvalReport, Qrels, evaluate_judged, lines};
-use crate::model::{FetchChunkResponse, IndexStatus, SearchMode, SearchParams, SearchResponse};
+use crate::model::{
+    FetchChunkResponse, FusionMethod, IndexStatus, SearchMode, SearchParams, SearchResponse,
+};
 use crate::search::{HitPlace, search};
 use crate::status::index_status;
 use groundkit_core::Error;
@@ -106,6 +108,7 @@ pub fn evaluate_backend(
     queries: &[EvalQuery],
     qrels: &Qrels,
     mode: SearchMode,
+    fusion: FusionMethod,
     embedder: Option<&dyn Embedder>,
 ) -> Result<EvalReport, Error> {
     evaluate_judged(queries, qrels, mode, |query, judged| {
@@ -113,6 +116,7 @@ pub fn evaluate_backend(
             query: query.to_owned(),
             top_k: MAX_TOP_K,
             mode,
+            fusion,
         };
         let response = backend.search(name, &params, embedder)?;
         let by_lines = lines::judges_lines(judged);

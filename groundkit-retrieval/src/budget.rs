@@ -271,7 +271,7 @@ fn snippet(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Citation, SearchMetadata, SearchMode, SourceClass};
+    use crate::model::{Citation, SearchMetadata, SearchMode, SearchParams, SourceClass};
 
     fn result(rank: u32, content: &str) -> RetrievalResult {
         RetrievalResult {
@@ -304,7 +304,16 @@ mod tests {
                 .map(|(rank, content)| result(rank, content))
                 .collect(),
             total_results: contents.len() as u32,
-            metadata: SearchMetadata::ranked(SearchMode::Lexical, 3, contents.len() as u32, 1),
+            metadata: SearchMetadata::ranked(
+                &SearchParams {
+                    query: "q".to_owned(),
+                    top_k: contents.len() as u32,
+                    mode: SearchMode::Lexical,
+                    fusion: Default::default(),
+                },
+                3,
+                1,
+            ),
             next_cursor: None,
         }
     }

@@ -139,9 +139,10 @@ pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
 pub use export::{ExportedChunk, export_chunks};
 pub use model::{
-    Citation, DenseIndex, Detail, EmbedderKind, EmbeddingIdentity, FetchChunkResponse, IndexStatus,
-    ListCollectionsResponse, RebuildStats, RetrievalResult, SearchMetadata, SearchMode,
-    SearchParams, SearchResponse, Snippet, SourceClass, Span, Verification,
+    Citation, DenseIndex, Detail, EmbedderKind, EmbeddingIdentity, FetchChunkResponse,
+    FusionMethod, IndexStatus, ListCollectionsResponse, RebuildStats, RetrievalResult,
+    SearchMetadata, SearchMode, SearchParams, SearchResponse, Snippet, SourceClass, Span,
+    Verification,
 };
 pub use open::OpenCollection;
 pub use search::{

@@ -11,11 +11,14 @@ use tantivy::{DocAddress, Score, TantivyDocument};
 
 use crate::analysis::{english_analyzer, terms};
 use crate::embed::{Embedder, Role, unit_vector};
-use crate::fusion::{DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, RRF_K, reciprocal_rank_fusion};
+use crate::fusion::{
+    DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, MIN_MAX_DENSE_WEIGHT, RRF_K, min_max_fusion,
+    reciprocal_rank_fusion,
+};
 use crate::lexical::{LexicalIndex, top_k};
 use crate::model::{
-    Citation, EmbeddingIdentity, RetrievalResult, SearchMetadata, SearchMode, SearchParams,
-    SearchResponse, SourceClass,
+    Citation, EmbeddingIdentity, FusionMethod, RetrievalResult, SearchMetadata, SearchMode,
+    SearchParams, SearchResponse, SourceClass,
 };
 use crate::open::OpenCollection;
 use crate::vectors::graph::EF_SEARCH;
@@ -59,7 +62,7 @@ pub fn search(
         params.top_k as usize,
         params.mode,
         embedder,
-        Fusion::default(),
+        Fusion::of(params.fusion),
     )?;
     let results = match open.lexical() {
         Some(index) => ranked
@@ -73,12 +76,7 @@ pub fn search(
     Ok(SearchResponse {
         total_results: results.len() as u32,
         results,
-        metadata: SearchMetadata::ranked(
-            params.mode,
-            open.generation(),
-            params.top_k,
-            ranked.query_terms,
-        ),
+        metadata: SearchMetadata::ranked(params, open.generation(), ranked.query_terms),
         next_cursor: None,
     })
 }
@@ -100,7 +98,9 @@ pub struct ChunkAddress(DocAddress);
 /// The parameters of hybrid ranking.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fusion {
-    /// The Reciprocal Rank Fusion constant.
+    /// How the two rankings are combined.
+    pub method: FusionMethod,
+    /// The Reciprocal Rank Fusion constant (unused by [`FusionMethod::MinMax`]).
     pub k: f32,
     /// Candidates taken from the lexical ranking (at least the number of results asked for).
     pub lexical_depth: usize,
@@ -111,16 +111,47 @@ pub struct Fusion {
 }
 
 impl Fusion {
-    /// The hybrid ranking of `lexical` and `dense` (each best first), the lexical ranking
-    /// weighing 1 and the dense one `dense_weight`: the best `limit`, best first, with their
-    /// fused scores.
+    /// The shipped parameters of `method`.
+    pub fn of(method: FusionMethod) -> Self {
+        match method {
+            FusionMethod::Rrf => Self {
+                method,
+                k: RRF_K,
+                lexical_depth: LEXICAL_DEPTH,
+                dense_depth: DENSE_DEPTH,
+                dense_weight: DENSE_WEIGHT,
+            },
+            FusionMethod::MinMax => Self {
+                method,
+                k: RRF_K,
+                lexical_depth: LEXICAL_DEPTH,
+                dense_depth: DENSE_DEPTH,
+                dense_weight: MIN_MAX_DENSE_WEIGHT,
+            },
+        }
+    }
+
+    /// The hybrid ranking of `lexical` and `dense` (each best first, with their scores), the
+    /// lexical ranking weighing 1 and the dense one `dense_weight`: the best `limit`, best
+    /// first, with their fused scores.
     pub fn fuse<T: Copy + Eq + Hash>(
         &self,
-        lexical: &[T],
-        dense: &[T],
+        lexical: &[(f32, T)],
+        dense: &[(f32, T)],
         limit: usize,
     ) -> Vec<(f32, T)> {
-        reciprocal_rank_fusion(&[(lexical, 1.0), (dense, self.dense_weight)], self.k, limit)
+        match self.method {
+            FusionMethod::Rrf => {
+                let places = |ranking: &[(f32, T)]| ranking.iter().map(|&(_, a)| a).collect();
+                let (lexical, dense): (Vec<T>, Vec<T>) = (places(lexical), places(dense));
+                reciprocal_rank_fusion(
+                    &[(&lexical, 1.0), (&dense, self.dense_weight)],
+                    self.k,
+                    limit,
+                )
+            }
+            FusionMethod::MinMax => min_max_fusion(lexical, dense, self.dense_weight, limit),
+        }
     }
 
     /// How many candidates the lexical and the dense ranking contribute to a hybrid search for
@@ -135,12 +166,7 @@ impl Fusion {
 
 impl Default for Fusion {
     fn default() -> Self {
-        Self {
-            k: RRF_K,
-            lexical_depth: LEXICAL_DEPTH,
-            dense_depth: DENSE_DEPTH,
-            dense_weight: DENSE_WEIGHT,
-        }
+        Self::of(FusionMethod::default())
     }
 }
 
@@ -167,10 +193,8 @@ pub fn ranked_hits(
             let (lexical_depth, dense_depth) = fusion.depths(limit);
             let dense = dense_hits(open, query, dense_depth, embedder)?;
             let lexical = lexical_hits(index, query, lexical_depth)?;
-            let addresses: Vec<ChunkAddress> = lexical.hits.iter().map(|&(_, a)| a).collect();
-            let dense: Vec<ChunkAddress> = dense.into_iter().map(|(_, a)| a).collect();
             Ok(RankedHits {
-                hits: fusion.fuse(&addresses, &dense, limit),
+                hits: fusion.fuse(&lexical.hits, &dense, limit),
                 ..lexical
             })
         }

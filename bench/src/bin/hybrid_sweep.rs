@@ -5,15 +5,16 @@
 //! grk --index-dir IDX --base-dir ../shared/data/scifact --embed-model MODEL \
 //!     ingest -c scifact --format beir ../shared/data/scifact/corpus.jsonl
 //! cargo run --release -p groundkit-bench --bin hybrid_sweep -- \
-//!     IDX scifact MODEL ../shared/data/scifact
+//!     IDX scifact MODEL ../shared/data/scifact [rrf|min-max]
 //! ```
 //!
-//! Sweeps the Reciprocal Rank Fusion constant `k`, each ranking's candidate depth (at least 100,
+//! With `rrf` (the default), sweeps the Reciprocal Rank Fusion constant `k`, each ranking's candidate depth (at least 100,
 //! the largest `top_k`; the dense one at most 128, the most a graph search returns) and the dense
-//! ranking's weight (the lexical ranking's is 1) on `queries_train.jsonl` with
+//! ranking's weight (the lexical ranking's is 1); with `min-max`, the dense weight and the
+//! lexical depth of min-max fusion; either on `queries_train.jsonl` with
 //! `qrels/train.tsv`, keeps the parameters with the best mean nDCG@10 (the first in the order
 //! swept, so the smaller `k` and depths, on a tie), and then evaluates lexical, dense, hybrid with
-//! the shipped defaults and hybrid with the chosen parameters on `queries.jsonl` with
+//! the shipped defaults of each method and hybrid with the chosen parameters on `queries.jsonl` with
 //! `qrels/test.tsv`. Query vectors are computed once and kept. Prints one JSON object per line.
 
 use std::collections::HashMap;
@@ -24,7 +25,7 @@ use groundkit_core::Error;
 use groundkit_embed::LocalEmbedder;
 use groundkit_retrieval::embed::{Embedder, Role};
 use groundkit_retrieval::eval::{Ranking, evaluate, read_qrels, read_queries};
-use groundkit_retrieval::{CollectionCache, EmbeddingIdentity, Fusion, SearchMode};
+use groundkit_retrieval::{CollectionCache, EmbeddingIdentity, Fusion, FusionMethod, SearchMode};
 
 /// The model, remembering every query vector it computed.
 struct Remembering {
@@ -65,8 +66,17 @@ impl Embedder for Remembering {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [index, collection, model, data] = args.as_slice() else {
-        return Err("usage: hybrid_sweep INDEX_DIR COLLECTION MODEL_DIR SCIFACT_DIR".into());
+    let (index, collection, model, data, method) = match args.as_slice() {
+        [index, collection, model, data] => (index, collection, model, data, "rrf"),
+        [index, collection, model, data, method] => {
+            (index, collection, model, data, method.as_str())
+        }
+        _ => {
+            return Err(
+                "usage: hybrid_sweep INDEX_DIR COLLECTION MODEL_DIR SCIFACT_DIR [rrf|min-max]"
+                    .into(),
+            );
+        }
     };
     let data = Path::new(data);
     let embedder = Arc::new(Remembering {
@@ -86,20 +96,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let mut best: Option<(f64, Fusion)> = None;
-    let grid = [0.5f32, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0]
-        .into_iter()
-        .flat_map(|k| [100usize, 200, 500].map(|lexical_depth| (k, lexical_depth)))
-        .flat_map(|(k, lexical)| [100usize, 128].map(|dense| (k, lexical, dense)))
-        .flat_map(|(k, lexical, dense)| {
-            [0.5f32, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0].map(|w| (k, lexical, dense, w))
-        });
-    for (k, lexical_depth, dense_depth, dense_weight) in grid {
-        let fusion = Fusion {
+    let grid: Vec<Fusion> = match method {
+        "rrf" => [0.5f32, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 40.0, 60.0, 100.0]
+            .into_iter()
+            .flat_map(|k| [100usize, 200, 500].map(|lexical_depth| (k, lexical_depth)))
+            .flat_map(|(k, lexical)| [100usize, 128].map(|dense| (k, lexical, dense)))
+            .flat_map(|(k, lexical, dense)| {
+                [0.5f32, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0].map(|w| (k, lexical, dense, w))
+            })
+            .map(|(k, lexical_depth, dense_depth, dense_weight)| Fusion {
+                method: FusionMethod::Rrf,
+                k,
+                lexical_depth,
+                dense_depth,
+                dense_weight,
+            })
+            .collect(),
+        // Min-max fusion has no constant: its weight, and the lexical depth that sets the
+        // lexical ranking's lowest score.
+        "min-max" => [100usize, 500]
+            .into_iter()
+            .flat_map(|lexical| {
+                [0.25f32, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0].map(|w| (lexical, w))
+            })
+            .map(|(lexical_depth, dense_weight)| Fusion {
+                lexical_depth,
+                dense_weight,
+                ..Fusion::of(FusionMethod::MinMax)
+            })
+            .collect(),
+        other => return Err(format!("no fusion method {other}").into()),
+    };
+    for fusion in grid {
+        let Fusion {
             k,
             lexical_depth,
             dense_depth,
             dense_weight,
-        };
+            ..
+        } = fusion;
         let report = evaluate(
             &open,
             &train,
@@ -108,7 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )?;
         println!(
             "{}",
-            serde_json::json!({"split": "train", "k": k, "lexical_depth": lexical_depth, "dense_depth": dense_depth, "dense_weight": dense_weight, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
+            serde_json::json!({"split": "train", "method": method, "k": k, "lexical_depth": lexical_depth, "dense_depth": dense_depth, "dense_weight": dense_weight, "ndcg_at_10": report.ndcg_at_10, "recall_at_100": report.recall_at_100})
         );
         if best.is_none_or(|(score, _)| report.ndcg_at_10 > score) {
             best = Some((report.ndcg_at_10, fusion));
@@ -117,7 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (train_ndcg, chosen) = best.ok_or("no sweep")?;
     println!(
         "{}",
-        serde_json::json!({"chosen": {"k": chosen.k, "lexical_depth": chosen.lexical_depth, "dense_depth": chosen.dense_depth, "dense_weight": chosen.dense_weight, "train_ndcg_at_10": train_ndcg}})
+        serde_json::json!({"chosen": {"method": method, "k": chosen.k, "lexical_depth": chosen.lexical_depth, "dense_depth": chosen.dense_depth, "dense_weight": chosen.dense_weight, "train_ndcg_at_10": train_ndcg}})
     );
     for (name, how) in [
         ("lexical", ranking(SearchMode::Lexical, Fusion::default())),
@@ -125,6 +160,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (
             "hybrid (defaults)",
             ranking(SearchMode::Hybrid, Fusion::default()),
+        ),
+        (
+            "hybrid (min-max defaults)",
+            ranking(SearchMode::Hybrid, Fusion::of(FusionMethod::MinMax)),
         ),
         ("hybrid (chosen)", ranking(SearchMode::Hybrid, chosen)),
     ] {

@@ -29,6 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 query: query.text.clone(),
                 top_k: 10,
                 mode: SearchMode::Lexical,
+                fusion: Default::default(),
             };
             let response = retrieval::search(&open, &params, None)?;
             checksum += response

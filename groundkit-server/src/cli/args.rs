@@ -119,7 +119,7 @@ pub(crate) enum ModeArg {
     Lexical,
     /// Cosine similarity of embeddings.
     Dense,
-    /// Reciprocal Rank Fusion of both.
+    /// Both fused (see --fusion).
     Hybrid,
 }
 
@@ -129,6 +129,24 @@ impl ModeArg {
             ModeArg::Lexical => retrieval::SearchMode::Lexical,
             ModeArg::Dense => retrieval::SearchMode::Dense,
             ModeArg::Hybrid => retrieval::SearchMode::Hybrid,
+        }
+    }
+}
+
+/// How a hybrid search combines its rankings.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum FusionArg {
+    /// Reciprocal Rank Fusion.
+    Rrf,
+    /// Min-max normalised scores, added.
+    MinMax,
+}
+
+impl FusionArg {
+    pub(super) fn method(self) -> retrieval::FusionMethod {
+        match self {
+            FusionArg::Rrf => retrieval::FusionMethod::Rrf,
+            FusionArg::MinMax => retrieval::FusionMethod::MinMax,
         }
     }
 }
@@ -168,6 +186,9 @@ pub(crate) struct SearchArgs {
     /// Ranking mode (`dense` and `hybrid` need the collection's embedder).
     #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
     pub(crate) mode: ModeArg,
+    /// How `hybrid` combines its rankings (the service's default, `min-max`, when absent).
+    #[arg(long, value_enum)]
+    pub(crate) fusion: Option<FusionArg>,
     /// Rerank the candidates with the reranker the `--rerank-*` options name.
     #[arg(long)]
     pub(crate) rerank: bool,
@@ -237,6 +258,9 @@ pub(crate) struct EvalArgs {
     /// Ranking mode (`dense` and `hybrid` need the collection's embedder).
     #[arg(long, value_enum, default_value_t = ModeArg::Lexical)]
     pub(crate) mode: ModeArg,
+    /// How `hybrid` combines its rankings.
+    #[arg(long, value_enum, default_value_t = FusionArg::MinMax)]
+    pub(crate) fusion: FusionArg,
     /// Print the report as JSON.
     #[arg(long)]
     pub(crate) json: bool,

@@ -24,6 +24,7 @@ pub(super) fn eval(
             &queries,
             &qrels,
             args.mode.mode(),
+            args.fusion.method(),
             embedder,
         )?;
         return emit(args.json, &report, output::print_eval);
@@ -33,7 +34,7 @@ pub(super) fn eval(
     let how = retrieval::eval::Ranking {
         mode: args.mode.mode(),
         embedder,
-        fusion: retrieval::Fusion::default(),
+        fusion: retrieval::Fusion::of(args.fusion.method()),
     };
     if how.mode != retrieval::SearchMode::Lexical {
         retrieval::check_dense(&open, how.embedder)?;

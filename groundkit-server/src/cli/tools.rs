@@ -74,6 +74,9 @@ pub(super) fn search(
     if let Some(top_k) = args.top_k {
         arguments["top_k"] = json!(top_k);
     }
+    if let Some(fusion) = args.fusion {
+        arguments["fusion"] = json!(fusion.method());
+    }
     if args.rerank {
         arguments["rerank"] = json!(true);
     }

@@ -149,15 +149,14 @@ pub fn mapping(problem: &Problem) -> Rendering {
                 }
             };
             let rpc = match error {
-                Error::InvalidRequest { .. }
-                | Error::Validation { .. }
-                | Error::CursorExpired { .. } => rpc_code::INVALID_PARAMS,
+                Error::InvalidRequest { .. } | Error::Validation { .. } => rpc_code::INVALID_PARAMS,
                 Error::CollectionNotFound { .. }
                 | Error::ChunkNotFound { .. }
                 | Error::NotFound { .. } => rpc_code::RESOURCE_NOT_FOUND,
                 Error::RerankerNotConfigured
                 | Error::DenseUnavailable { .. }
                 | Error::EmbeddingMismatch { .. }
+                | Error::CursorExpired { .. }
                 | Error::Embedding { .. }
                 | Error::Rerank { .. }
                 | Error::Overloaded

@@ -29,9 +29,9 @@ use groundkit_retrieval::embed::Embedder;
 use groundkit_retrieval::rerank;
 pub use groundkit_retrieval::rerank::Reranker;
 use groundkit_retrieval::{
-    self as retrieval, Backend, CollectionCache, Detail, FetchChunkResponse, IndexStatus,
-    ListCollectionsResponse, LocalBackend, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams,
-    SearchResponse,
+    self as retrieval, Backend, CollectionCache, Detail, FetchChunkResponse, FusionMethod,
+    IndexStatus, ListCollectionsResponse, LocalBackend, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode,
+    SearchParams, SearchResponse,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -195,10 +195,17 @@ pub struct SearchRequest {
     #[garde(range(min = 1, max = MAX_TOP_K))]
     pub top_k: Option<u32>,
     /// Ranking mode (default `lexical`): `lexical` (BM25), `dense` (cosine similarity of the
-    /// query's vector and each chunk's) or `hybrid` (Reciprocal Rank Fusion of the two).
+    /// query's vector and each chunk's) or `hybrid` (the two fused, as `fusion` says).
     /// `dense` and `hybrid` need a collection ingested with the server's embedder.
     #[garde(skip)]
     pub mode: Option<SearchMode>,
+    /// How `hybrid` fuses its rankings (default `min_max`): `min_max` (each ranking's scores
+    /// scaled to 0..1 over its candidates, then added, the dense one weighing 0.5: how far
+    /// apart two candidates score counts, not only their order) or `rrf` (Reciprocal Rank
+    /// Fusion: each ranking's places count, whatever the scores behind them). Ignored by
+    /// `lexical` and `dense`.
+    #[garde(skip)]
+    pub fusion: Option<FusionMethod>,
     /// Rerank the candidates with the server's reranker (default false). Refused when the server
     /// has none, rather than silently returning an unreranked list.
     #[garde(skip)]
@@ -217,12 +224,14 @@ pub struct SearchRequest {
     pub max_chars: Option<u32>,
     /// Leave out hits that score below this, before any reranking. In `lexical` mode scores are
     /// BM25 (0 or more, unbounded, comparable only within a collection); in `dense` mode cosine
-    /// similarities (-1 to 1); in `hybrid` mode fused ranks (the sum over both rankings of
-    /// 1 / (2 + rank), at most 2/3), which say where a hit ranked, not how well it matched.
+    /// similarities (-1 to 1); in `hybrid` mode fused scores (`min_max`: the scaled lexical
+    /// score plus half the scaled dense one, 0 to 1.5; `rrf`: the sum over both rankings of
+    /// 1 / (2 + rank), at most 2/3, which says where a hit ranked rather than how well it
+    /// matched).
     #[garde(custom(finite))]
     pub min_score: Option<f64>,
     /// The `next_cursor` of the previous page, for the page after it; send the same
-    /// collection, query, mode and `min_score` with it (`top_k`, `detail` and `max_chars` may
+    /// collection, query, mode, fusion and `min_score` with it (`top_k`, `detail` and `max_chars` may
     /// change). Refused as `cursor_expired` once the collection has changed since that page,
     /// and as a `validation_error` when it is not a cursor of this search.
     #[garde(pattern(page::CURSOR_PATTERN))]
@@ -294,6 +303,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
             offset + page_len + 1
         },
         mode,
+        fusion: request.fusion.unwrap_or_default(),
     };
     let embedder = ctx.embedder.clone();
     let permit = ctx.scan_permit().await?;

@@ -2,7 +2,7 @@
 //!
 //! A cursor is stateless: the collection generation the page was ranked at, the rank the next
 //! page starts after, and a check binding both to the search they continue (its collection,
-//! query, mode and `min_score`, which decide the ranking; `top_k`, `detail` and `max_chars` may
+//! query, mode, fusion and `min_score`, which decide the ranking; `top_k`, `detail` and `max_chars` may
 //! change from page to page). It is 25 bytes written as 50 lower-case hex digits
 //! ([`CURSOR_PATTERN`], which the request schema states), so every cursor has the same length
 //! and an answer's budget reserves its room before any hit is placed. Any server over the same
@@ -63,6 +63,7 @@ impl Binding {
             "collection": request.collection,
             "query": request.query,
             "mode": request.mode.unwrap_or_default(),
+            "fusion": request.fusion.unwrap_or_default(),
             "min_score": request.min_score,
         });
         Self(decides.to_string().into_bytes())
@@ -141,7 +142,7 @@ fn refused() -> Error {
     Error::Validation {
         field: "cursor".to_owned(),
         message: "is not a cursor this search gave: send the `next_cursor` of the previous page \
-                  with the same collection, query, mode and min_score"
+                  with the same collection, query, mode, fusion and min_score"
             .to_owned(),
     }
 }

@@ -69,6 +69,7 @@ pub async fn grounded_answer(
             query: arguments.question.clone(),
             top_k: Some(GROUNDING_CHUNKS),
             mode: None,
+            fusion: None,
             rerank: None,
             // The chunks are fetched and verified below: the search need only name them.
             detail: Some(Detail::Ids),

@@ -9,8 +9,8 @@ use groundkit_opensearch::{Cluster, ClusterBackend, ClusterConfig, PublishOption
 use groundkit_retrieval::embed::Embedder;
 use groundkit_retrieval::eval::{EvalQuery, Qrels};
 use groundkit_retrieval::{
-    self as retrieval, Backend, IngestOptions, LocalBackend, NoProgress, SearchMode, SearchParams,
-    SearchResponse, Verification,
+    self as retrieval, Backend, FusionMethod, IngestOptions, LocalBackend, NoProgress, SearchMode,
+    SearchParams, SearchResponse, Verification,
 };
 
 use super::{TestCluster, cluster, http};
@@ -66,6 +66,7 @@ fn params(query: &str, mode: SearchMode) -> SearchParams {
         query: query.to_owned(),
         top_k: 10,
         mode,
+        fusion: Default::default(),
     }
 }
 
@@ -166,6 +167,7 @@ fn lexical_search_in_the_cluster_ranks_and_scores_like_the_local_engine() {
             &queries,
             &qrels,
             SearchMode::Lexical,
+            Default::default(),
             None,
         )
         .expect("evaluate")
@@ -196,13 +198,22 @@ fn dense_and_hybrid_in_the_cluster_rank_like_the_local_engine() {
     publish_now(&cluster, &fx, "dense");
     let remote = backend(&cluster, &fx, 2);
     for query in QUERIES {
-        for mode in [SearchMode::Dense, SearchMode::Hybrid] {
-            let p = params(query, mode);
+        for (mode, fusion) in [
+            (SearchMode::Dense, FusionMethod::Rrf),
+            (SearchMode::Hybrid, FusionMethod::Rrf),
+            (SearchMode::Hybrid, FusionMethod::MinMax),
+        ] {
+            let p = SearchParams {
+                fusion,
+                ..params(query, mode)
+            };
             let answer = remote
                 .search("dense", &p, Some(model.as_ref()))
                 .expect("cluster search");
             let expected = local(&fx, "dense", &p, Some(model.as_ref()));
-            assert_same(&expected, &answer, 1e-3, &format!("{mode:?} {query}"));
+            let what = format!("{mode:?} {fusion:?} {query}");
+            assert_same(&expected, &answer, 1e-3, &what);
+            assert_eq!(answer.metadata.fusion, expected.metadata.fusion, "{what}");
         }
     }
     let status = remote

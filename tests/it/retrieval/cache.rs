@@ -32,6 +32,7 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
             query: "bravo".into(),
             top_k: 5,
             mode: SearchMode::Lexical,
+            fusion: Default::default(),
         },
         None,
     )
@@ -80,6 +81,7 @@ fn readers_keep_answering_during_an_ingest() {
                         query: "lighthouses".into(),
                         top_k: 10,
                         mode: SearchMode::Lexical,
+                        fusion: Default::default(),
                     },
                     None,
                 )
@@ -153,6 +155,7 @@ fn collection_recreated_under_the_same_name_is_reopened() {
             query: "bravo".into(),
             top_k: 5,
             mode: SearchMode::Lexical,
+            fusion: Default::default(),
         },
         None,
     )

@@ -9,8 +9,8 @@ use groundkit_core::Error;
 use groundkit_embed::LocalEmbedder;
 use groundkit_retrieval::embed::{Embedder, Role};
 use groundkit_retrieval::{
-    self as retrieval, EmbeddingIdentity, IngestOptions, NoProgress, SearchMode, SearchParams,
-    SearchResponse,
+    self as retrieval, EmbeddingIdentity, FusionMethod, IngestOptions, NoProgress, SearchMode,
+    SearchParams, SearchResponse,
 };
 
 use super::Fixture;
@@ -83,11 +83,22 @@ fn search(
     mode: SearchMode,
     embedder: Option<&dyn Embedder>,
 ) -> Result<SearchResponse, Error> {
+    search_fused(fx, query, mode, Default::default(), embedder)
+}
+
+fn search_fused(
+    fx: &Fixture,
+    query: &str,
+    mode: SearchMode,
+    fusion: FusionMethod,
+    embedder: Option<&dyn Embedder>,
+) -> Result<SearchResponse, Error> {
     let open = fx.cache().acquire("c").expect("open");
     let params = SearchParams {
         query: query.to_owned(),
         top_k: 3,
         mode,
+        fusion,
     };
     retrieval::search(&open, &params, embedder)
 }
@@ -125,8 +136,20 @@ fn dense_and_hybrid_find_what_the_words_do_not_say() {
         "a dense hit carries its chunk and citation"
     );
     assert_eq!(dense.results[0].citation.end_offset, TRAVEL.len() as u64);
-    let hybrid = search(&fx, query, SearchMode::Hybrid, Some(embedder.as_ref())).expect("hybrid");
+    // Reciprocal Rank Fusion: the first dense place alone, or first in both rankings.
+    let rrf = |query| {
+        search_fused(
+            &fx,
+            query,
+            SearchMode::Hybrid,
+            FusionMethod::Rrf,
+            Some(embedder.as_ref()),
+        )
+        .expect("hybrid")
+    };
+    let hybrid = rrf(query);
     assert_eq!(first_source(&hybrid), Some("travel.md"));
+    assert_eq!(hybrid.metadata.fusion, Some(FusionMethod::Rrf));
     let (k, first) = (retrieval::fusion::RRF_K, hybrid.results[0].score);
     let weight = retrieval::fusion::DENSE_WEIGHT;
     let both_first = (1.0 + weight) / (k + 1.0);
@@ -135,6 +158,25 @@ fn dense_and_hybrid_find_what_the_words_do_not_say() {
         "{first}"
     );
     // A query both rankings agree on.
+    let both = rrf("steeping green tea");
+    assert_eq!(first_source(&both), Some("tea.txt"));
+    let top = both.results[0].score;
+    assert!(
+        (top - both_first).abs() < 1e-6,
+        "first in both rankings: {top}"
+    );
+
+    // Min-max fusion, the default: the best of both rankings scores 1 + the dense weight; a
+    // chunk no query word is in scores its scaled dense score alone, at most the weight.
+    let weight = retrieval::fusion::MIN_MAX_DENSE_WEIGHT;
+    let hybrid = search(&fx, query, SearchMode::Hybrid, Some(embedder.as_ref())).expect("hybrid");
+    assert_eq!(hybrid.metadata.fusion, Some(FusionMethod::MinMax));
+    let travel = hybrid
+        .results
+        .iter()
+        .find(|r| r.citation.source == "travel.md")
+        .expect("travel.md is found by meaning");
+    assert!((travel.score - weight).abs() < 1e-6, "{}", travel.score);
     let both = search(
         &fx,
         "steeping green tea",
@@ -143,11 +185,7 @@ fn dense_and_hybrid_find_what_the_words_do_not_say() {
     )
     .expect("hybrid");
     assert_eq!(first_source(&both), Some("tea.txt"));
-    let top = both.results[0].score;
-    assert!(
-        (top - both_first).abs() < 1e-6,
-        "first in both rankings: {top}"
-    );
+    assert!((both.results[0].score - (1.0 + weight)).abs() < 1e-6);
 }
 
 #[test]
@@ -338,6 +376,7 @@ fn later_chunks_are_embedded_under_their_documents_heading_and_cited_as_their_ow
         query: "keeper's watch".to_owned(),
         top_k: 50,
         mode: SearchMode::Lexical,
+        fusion: Default::default(),
     };
     let hits = retrieval::search(&open, &params, None).expect("lexical");
     let later = hits

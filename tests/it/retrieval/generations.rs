@@ -181,6 +181,7 @@ fn read_once(fx: &Fixture, cache: &CollectionCache, reads: &AtomicU64) -> Result
             query: "kilo lima".into(),
             top_k: 10,
             mode: Default::default(),
+            fusion: Default::default(),
         },
         None,
     )

@@ -113,6 +113,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
             query: query.to_owned(),
             top_k: 5,
             mode: SearchMode::Dense,
+            fusion: Default::default(),
         };
         let [exact, approximate] = ["exact", "graph"].map(|c| {
             let open = cache.acquire(c).expect("open");
@@ -154,6 +155,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
         query: "brewing black tea".to_owned(),
         top_k: 1,
         mode: SearchMode::Dense,
+        fusion: Default::default(),
     };
     let hit = retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense");
     assert_eq!(hit.results[0].citation.source, "tea.txt");

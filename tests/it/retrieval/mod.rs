@@ -184,6 +184,7 @@ impl Fixture {
                 query: query.to_owned(),
                 top_k,
                 mode: Default::default(),
+                fusion: Default::default(),
             },
             None,
         )

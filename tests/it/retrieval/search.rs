@@ -1,7 +1,7 @@
 //! Lexical search: query text is never syntax, bounds, ranks and scores, dense refusal.
 
 use groundkit_retrieval::{
-    self as retrieval, MAX_QUERY_CHARS, MAX_TOP_K, SearchMode, SearchParams,
+    self as retrieval, MAX_QUERY_CHARS, MAX_RANK_DEPTH, SearchMode, SearchParams,
 };
 
 use super::Fixture;
@@ -78,6 +78,7 @@ fn out_of_bounds_requests_are_validation_errors() {
                 query: query.to_owned(),
                 top_k,
                 mode: SearchMode::Lexical,
+                fusion: Default::default(),
             },
             None,
         )
@@ -89,7 +90,9 @@ fn out_of_bounds_requests_are_validation_errors() {
         Some("query")
     );
     assert_eq!(bad("tea", 0).field(), Some("top_k"));
-    assert_eq!(bad("tea", MAX_TOP_K + 1).field(), Some("top_k"));
+    // The engine reads rankings as deep as a page of a walk needs; the service bounds `top_k`
+    // itself (`service::bounds`).
+    assert_eq!(bad("tea", MAX_RANK_DEPTH + 1).field(), Some("top_k"));
 }
 
 #[test]

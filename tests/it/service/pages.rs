@@ -42,6 +42,7 @@ fn deep_ranking(
         query: query.to_owned(),
         top_k: depth,
         mode,
+        fusion: Default::default(),
     };
     groundkit_retrieval::search(&open, &params, embedder)
         .expect("search")

@@ -398,12 +398,20 @@ async fn dense_and_hybrid_answer_the_same_json_on_every_transport_and_the_comman
     groundkit_retrieval::ingest(&options, &mut groundkit_retrieval::NoProgress)
         .expect("ingest with vectors");
     let mut surfaces = Surfaces::start_with(&fx, Some(crate::embed::minilm())).await;
-    for mode in ["dense", "hybrid"] {
-        let arguments = json!({"collection": "papers", "query": "what helps with jet lag", "top_k": 2, "mode": mode});
+    for (mode, fusion) in [("dense", None), ("hybrid", None), ("hybrid", Some("rrf"))] {
+        let mut arguments = json!({"collection": "papers", "query": "what helps with jet lag", "top_k": 2, "mode": mode});
+        if let Some(fusion) = fusion {
+            arguments["fusion"] = json!(fusion);
+        }
         let (rest, http, stdio) = surfaces.everywhere("search", arguments).await;
         assert_eq!(rest.status, 200, "{mode}: {}", rest.body);
         let rest = rest.json();
         assert_eq!(rest["metadata"]["mode"], mode);
+        let fused = (mode == "hybrid").then(|| fusion.unwrap_or("min_max"));
+        assert_eq!(
+            rest["metadata"].get("fusion").and_then(Value::as_str),
+            fused
+        );
         assert_eq!(
             rest["results"][0]["citation"]["source"], "travel.md",
             "{mode}"
@@ -430,6 +438,7 @@ async fn dense_and_hybrid_answer_the_same_json_on_every_transport_and_the_comman
                 "--mode",
                 mode,
             ])
+            .args(fusion.map_or(&[][..], |_| &["--fusion", "rrf"][..]))
             .output()
             .expect("run grk");
         assert!(
