@@ -336,29 +336,14 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
             response.metadata.rerank_model = Some(reranker.model().to_owned());
             response.metadata.rerank_input_depth = Some(depth as u32);
         } else {
-            response
-                .results
-                .drain(..(offset as usize).min(response.results.len()));
-            more = response.results.len() > page_len as usize;
-            response.results.truncate(page_len as usize);
-            // Room for a cursor, whatever the fit leaves out.
-            response.next_cursor = Some("0".repeat(page::CURSOR_CHARS));
+            more = page::cut(&mut response, offset, page_len);
         }
         response.metadata.top_k = top_k;
         let terms = retrieval::query_terms(&params.query);
         retrieval::fit(&mut response, &terms, detail, max_chars)?;
-        let next = offset + response.results.len() as u32;
-        let follows = more || response.metadata.omitted_results > 0;
-        response.next_cursor = (response.next_cursor.is_some()
-            && follows
-            && !response.results.is_empty()
-            && next < page::MAX_WALK_DEPTH)
-            .then(|| {
-                binding.cursor(page::Position {
-                    generation: response.metadata.generation,
-                    offset: next,
-                })
-            });
+        if response.next_cursor.is_some() {
+            response.next_cursor = binding.next(&response, offset, more);
+        }
         Ok(response)
     })
     .await

@@ -18,6 +18,7 @@
 use std::sync::LazyLock;
 
 use groundkit_core::Error;
+use groundkit_retrieval::SearchResponse;
 use regex::Regex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -91,6 +92,20 @@ impl Binding {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
+    /// The cursor of the page after `response`'s, which starts `offset` hits into the ranking,
+    /// when hits follow it (`more` ranked past the page, or some the budget left out) within the
+    /// walk's depth.
+    pub fn next(&self, response: &SearchResponse, offset: u32, more: bool) -> Option<String> {
+        let next = offset + response.results.len() as u32;
+        let follows = more || response.metadata.omitted_results > 0;
+        (follows && !response.results.is_empty() && next < MAX_WALK_DEPTH).then(|| {
+            self.cursor(Position {
+                generation: response.metadata.generation,
+                offset: next,
+            })
+        })
+    }
+
     /// Whether `cursor` is one this search gave: its check holds and its position is one a
     /// page can start at; else a `validation_error` naming `cursor`.
     pub fn verify(&self, cursor: &Cursor) -> Result<(), Error> {
@@ -145,6 +160,18 @@ fn refused() -> Error {
                   with the same collection, query, mode, fusion and min_score"
             .to_owned(),
     }
+}
+
+/// Cuts `response`'s ranking, read from its first hit, to the page of at most `len` hits after
+/// the first `offset`, and reserves the room of a cursor in it (so fitting the answer to its
+/// budget leaves room for one): whether ranked hits follow the page.
+pub fn cut(response: &mut SearchResponse, offset: u32, len: u32) -> bool {
+    let results = &mut response.results;
+    results.drain(..(offset as usize).min(results.len()));
+    let more = results.len() > len as usize;
+    results.truncate(len as usize);
+    response.next_cursor = Some("0".repeat(CURSOR_CHARS));
+    more
 }
 
 /// The bytes of lower-case hex `text`, if it is that.
