@@ -154,20 +154,26 @@ fn the_quick_start_shows_what_the_bundled_sample_answers() {
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
     let examples = quick_start(&readme);
     let mut chunk_id: Option<String> = None;
+    let mut cursor: Option<String> = None;
     let mut checked = 0;
     for Example { command, output } in &examples {
         let Some(output) = output else {
             continue;
         };
-        let command = match &chunk_id {
-            Some(id) => command.replace("CHUNK_ID", id),
-            None => command.clone(),
-        };
+        let mut command = command.clone();
+        for (placeholder, value) in [("CHUNK_ID", &chunk_id), ("NEXT_CURSOR", &cursor)] {
+            if let Some(value) = value {
+                command = command.replace(placeholder, value);
+            }
+        }
         let response = send(&command, server.addr);
         assert_eq!(response.status, 200, "{command}: {}", response.body);
         let answer: Value = response.json();
         if let Some(id) = answer["results"][0]["chunk_id"].as_str() {
             chunk_id.get_or_insert_with(|| id.to_owned());
+        }
+        if let Some(next) = answer["next_cursor"].as_str() {
+            cursor = Some(next.to_owned());
         }
         assert!(
             matches(output, &response.body),
@@ -177,7 +183,7 @@ fn the_quick_start_shows_what_the_bundled_sample_answers() {
         checked += 1;
     }
     assert_eq!(
-        checked, 6,
+        checked, 7,
         "the quick start's examples with output: {examples:#?}"
     );
 }
