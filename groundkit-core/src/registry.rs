@@ -61,6 +61,12 @@ pub enum RegistryError {
         /// The shared name.
         name: String,
     },
+    /// A server setting names a tool the registry does not have.
+    #[error("the registry has no tool named `{name}`")]
+    UnknownTool {
+        /// The name given.
+        name: String,
+    },
     /// A prompt argument is not text.
     #[error(
         "prompt `{prompt}`: argument `{argument}` must be a `String` or an `Option<String>`; MCP gives prompt arguments as text"

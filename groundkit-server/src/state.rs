@@ -2,6 +2,7 @@
 //! OpenAPI document, the Host policy and the MCP session table. Built once at start and shared
 //! by every transport.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use tokio::sync::Semaphore;
 use crate::edge::body::BodyLimits;
 use crate::guard::HostPolicy;
 use crate::invoke::{Deadline, Permits};
-use crate::mcp::McpShared;
+use crate::mcp::{McpShared, ResultLinks};
 
 /// Bounds on what requests may cost. Each is listed in `docs/limits.md` with its test.
 #[derive(Debug, Clone)]
@@ -119,6 +120,8 @@ pub struct AppState<Ctx> {
     pub(crate) mcp: McpShared,
     /// The registry's digest, computed once (`groundkit_core::digest`).
     pub(crate) digest: String,
+    /// The resource links of tools' MCP results, by tool name ([`AppState::link_results`]).
+    pub(crate) links: HashMap<&'static str, ResultLinks>,
 }
 
 impl<Ctx> AppState<Ctx> {
@@ -127,6 +130,21 @@ impl<Ctx> AppState<Ctx> {
     pub fn intercept(mut self, interceptor: impl Interceptor) -> Self {
         self.chain.push(Arc::new(interceptor));
         self
+    }
+
+    /// Give every MCP result of tool `tool` the resource links `links` finds in the call's
+    /// arguments and answer, each a `resource_link` content block after the answer's text (from
+    /// revision 2025-06-18), so a client can read or attach what the answer names without
+    /// another call. REST answers, `structuredContent` and the text block are unchanged. Fails
+    /// when the registry has no tool of that name.
+    pub fn link_results(mut self, tool: &str, links: ResultLinks) -> Result<Self, RegistryError> {
+        let Some(spec) = self.registry.get(tool) else {
+            return Err(RegistryError::UnknownTool {
+                name: tool.to_owned(),
+            });
+        };
+        self.links.insert(spec.name(), links);
+        Ok(self)
     }
 
     /// State for `registry` served with `context`.
@@ -149,6 +167,7 @@ impl<Ctx> AppState<Ctx> {
             openapi,
             info,
             hosts: HostPolicy::default(),
+            links: HashMap::new(),
         }
     }
 }

@@ -50,7 +50,8 @@ pub(super) fn service_state(
         title: "groundkit".into(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
-    Ok(AppState::new(registry, context, info, serve_limits(cli)))
+    crate::service::app_state(registry, context, info, serve_limits(cli))
+        .map_err(|err| StateError::Registry(err.to_string()))
 }
 
 /// Why [`service_state`] failed.

@@ -475,6 +475,11 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
     let sink = token
         .zip(call.notify.clone())
         .map(|(token, out)| Arc::new(Notifications::new(token, out)) as Arc<dyn ProgressSink>);
+    // The arguments a tool's result links are found in, kept only where it has links.
+    let linker = state
+        .links
+        .get(spec.name())
+        .map(|&links| (links, arguments.clone()));
     let outcome = match &call.duplicate_key {
         None => {
             let request = call.request_context();
@@ -490,7 +495,11 @@ async fn tools_call<Ctx: Send + Sync + 'static>(
         return Err(rpc_error(rpc_code::INTERNAL_ERROR, "Internal error"));
     };
     let result = match outcome {
-        Ok(output) => tools::success(id, &output, call.revision),
+        Ok(output) => {
+            let links =
+                linker.map_or_else(Vec::new, |(links, arguments)| links(&arguments, &output));
+            tools::success(id, &output, &links, call.revision)
+        }
         Err(error) => {
             let problem = Problem::from(error);
             problem::log(&problem, &call.request_id);

@@ -10,7 +10,8 @@
 //!   `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/templates/list`,
 //!   `resources/read`, `prompts/list`, `prompts/get`, `completion/complete`,
 //!   `server/discover`, and the notifications).
-//! - `tools` renders tool specs, results and errors as MCP JSON; `resources` renders resource
+//! - `tools` renders tool specs, results (with the resource links
+//!   [`AppState::link_results`](crate::AppState::link_results) asks for) and errors as MCP JSON; `resources` renders resource
 //!   specs, contents and failed reads; `prompts` renders prompt specs and answers gets and
 //!   completions.
 //! - `progress` turns a tool's progress reports into `notifications/progress`.
@@ -39,3 +40,4 @@ pub mod stdio;
 mod tools;
 
 pub(crate) use session::McpShared;
+pub use tools::{ResourceLink, ResultLinks};

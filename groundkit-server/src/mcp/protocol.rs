@@ -90,6 +90,11 @@ impl Revision {
         !matches!(self, Revision::V2025_03_26)
     }
 
+    /// Whether a tool result may carry `resource_link` content blocks.
+    pub const fn has_resource_links(self) -> bool {
+        !matches!(self, Revision::V2025_03_26)
+    }
+
     /// Whether tools and resources may carry `icons`.
     pub const fn has_icons(self) -> bool {
         matches!(self, Revision::V2025_11_25 | Revision::V2026_07_28)

@@ -24,7 +24,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use garde::Validate;
-use groundkit_core::{Error, tool};
+use groundkit_core::openapi::ApiInfo;
+use groundkit_core::{Error, Registry, RegistryError, tool};
 use groundkit_retrieval::embed::Embedder;
 use groundkit_retrieval::rerank;
 pub use groundkit_retrieval::rerank::Reranker;
@@ -36,6 +37,8 @@ use groundkit_retrieval::{
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::{AppState, Limits};
 
 /// The `top_k` used when a search does not ask for one.
 pub const DEFAULT_TOP_K: u32 = 10;
@@ -134,6 +137,17 @@ impl ServiceContext {
             Err(_elapsed) => Err(Error::Overloaded),
         }
     }
+}
+
+/// The state serving the service tools of `registry` with `context`: [`AppState::new`], with each
+/// `search` hit linked to its chunk resource over MCP ([`resources::search_links`]).
+pub fn app_state(
+    registry: Registry<ServiceContext>,
+    context: ServiceContext,
+    info: ApiInfo,
+    limits: Limits,
+) -> Result<AppState<ServiceContext>, RegistryError> {
+    AppState::new(registry, context, info, limits).link_results("search", resources::search_links)
 }
 
 /// Run blocking engine work on the blocking pool.

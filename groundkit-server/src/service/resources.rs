@@ -8,8 +8,14 @@
 //! types, validated the same way: a traversal-shaped collection name is a validation error
 //! before anything touches the disk. The `collection` variable completes to the collections
 //! this server can search.
+//!
+//! Over MCP, a `search` result also links each hit's chunk resource ([`search_links`]), so a
+//! client can attach a verified chunk without another tool call.
 
 use groundkit_core::{Content, Error, resource};
+use serde_json::Value;
+
+use crate::mcp::ResourceLink;
 
 use super::prompts::collection_names;
 use super::{
@@ -55,4 +61,34 @@ pub async fn collection_status(
 )]
 pub async fn collections(ctx: &ServiceContext) -> Result<Content, Error> {
     Content::json(&list_collections(ctx, ListCollectionsRequest {}).await?)
+}
+
+/// The links of a `search` answer: each hit's chunk resource, `grk://{collection}/chunks/{id}`,
+/// titled by its source and lines (`notes/tea.txt:1-7`).
+pub fn search_links(arguments: &Value, answer: &Value) -> Vec<ResourceLink> {
+    let Some(collection) = arguments.get("collection").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let hits = answer.get("results").and_then(Value::as_array);
+    hits.into_iter()
+        .flatten()
+        .filter_map(|hit| {
+            let chunk_id = hit.get("chunk_id")?.as_str()?;
+            let citation = hit.get("citation")?;
+            let source = citation.get("source")?.as_str()?;
+            let lines = citation
+                .get("start_line")
+                .and_then(Value::as_u64)
+                .zip(citation.get("end_line").and_then(Value::as_u64));
+            Some(ResourceLink {
+                uri: format!("grk://{collection}/chunks/{chunk_id}"),
+                name: chunk_id.to_owned(),
+                title: Some(match lines {
+                    Some((start, end)) => format!("{source}:{start}-{end}"),
+                    None => source.to_owned(),
+                }),
+                mime_type: Some("application/json".to_owned()),
+            })
+        })
+        .collect()
 }

@@ -133,6 +133,14 @@ for (const mode of ["grk stdio", "grk http"]) {
         cursor = page.next_cursor;
         assert.equal(cursor === undefined, i === 2, `page ${i + 1}: ${cursor}`);
       }
+      // Each hit is linked to its chunk resource, which reads as fetch_chunk's verified answer.
+      const linked = await client.callTool({ name: "search", arguments: { collection: "papers", query, detail: "ids" } });
+      const links = linked.content.filter((block) => block.type === "resource_link");
+      assert.deepEqual(links.map((l) => l.uri), whole.results.map((r) => `grk://papers/chunks/${r.chunk_id}`));
+      const read = await client.readResource({ uri: links[0].uri });
+      const chunk = JSON.parse(read.contents[0].text);
+      assert.equal(chunk.chunk_id, whole.results[0].chunk_id);
+      assert.equal(chunk.verification, "verified");
       const stale = await ok(client, "search", { collection: "papers", query, top_k: 1 });
       await fails(client, "search", { collection: "papers", query: "tea", top_k: 1, cursor: stale.next_cursor },
         "validation_error", "cursor");

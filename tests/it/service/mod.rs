@@ -98,7 +98,8 @@ pub(crate) fn state_with(context: ServiceContext) -> AppState<ServiceContext> {
         title: "groundkit".into(),
         version: "test".into(),
     };
-    AppState::new(registry, context, info, Limits::default())
+    groundkit_server::service::app_state(registry, context, info, Limits::default())
+        .expect("the service state")
 }
 
 /// A REST server over `fx`.

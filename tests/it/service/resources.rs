@@ -1,6 +1,6 @@
 //! The service's resources: a chunk reads as `fetch_chunk`'s verified answer (a drifted chunk as
 //! its verdict, never as the stored text), a collection's status as `index_status`'s answer, on
-//! MCP and on REST alike.
+//! MCP and on REST alike; over MCP, each search hit links its chunk resource.
 
 use std::sync::Arc;
 
@@ -96,4 +96,70 @@ async fn a_collection_status_reads_as_index_status_and_bad_names_are_refused() {
     }
     let refused = server.get("/resources/grk/..%2F..%2Fetc/status");
     assert_eq!(refused.status, 422, "{}", refused.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_search_hit_links_its_chunk_resource_over_mcp_and_the_link_reads_as_fetch_chunk() {
+    let fx = corpus();
+    let mut surfaces = super::transports::Surfaces::start_with_context(|| {
+        groundkit_server::service::ServiceContext::new(fx.cache())
+    })
+    .await;
+    let arguments = json!({"collection": "papers", "query": "tests tea chain", "detail": "ids"});
+    let (rest, http, stdio) = surfaces.everywhere("search", arguments.clone()).await;
+    let answer = rest.json();
+    let hits = answer["results"].as_array().expect("results");
+    assert_eq!(hits.len(), 3);
+    for result in [&http, &stdio] {
+        let blocks = result["content"].as_array().expect("content");
+        assert_eq!(blocks.len(), 1 + hits.len(), "{result}");
+        assert_eq!(blocks[0]["type"], "text");
+        assert_eq!(result["structuredContent"], answer);
+        for (block, hit) in blocks[1..].iter().zip(hits) {
+            let id = hit["chunk_id"].as_str().expect("id");
+            let source = hit["citation"]["source"].as_str().expect("source");
+            let (start, end) = (&hit["citation"]["start_line"], &hit["citation"]["end_line"]);
+            assert_eq!(
+                block,
+                &json!({"type": "resource_link", "uri": format!("grk://papers/chunks/{id}"),
+                    "name": id, "title": format!("{source}:{start}-{end}"),
+                    "mimeType": "application/json"})
+            );
+        }
+    }
+
+    // The link reads as fetch_chunk's verified answer.
+    let uri = http["content"][1]["uri"].as_str().expect("uri");
+    let read = surfaces.read_resource(uri);
+    let fetched = surfaces
+        .everywhere(
+            "fetch_chunk",
+            json!({"collection": "papers", "chunk_id": hits[0]["chunk_id"]}),
+        )
+        .await
+        .0
+        .json();
+    assert_eq!(fetched["verification"], "verified");
+    let text: Value =
+        serde_json::from_str(read["contents"][0]["text"].as_str().expect("text")).expect("JSON");
+    assert_eq!(text, fetched);
+
+    // A client of revision 2025-03-26, which has no resource links, gets the text alone.
+    let mut old = Stdio::start(state(&fx, None));
+    old.send(&initialize_frame(0, "2025-03-26")).await;
+    let _ = old.recv().await;
+    old.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    old.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search", "arguments": arguments}})
+        .to_string(),
+    )
+    .await;
+    let result = old.recv().await["result"].clone();
+    assert_eq!(
+        result["content"].as_array().map(Vec::len),
+        Some(1),
+        "{result}"
+    );
 }

@@ -108,6 +108,23 @@ impl Surfaces {
         message(&response)["result"].clone()
     }
 
+    /// `resources/read` of `uri` over MCP HTTP: its result.
+    pub(crate) fn read_resource(&mut self, uri: &str) -> Value {
+        self.next_id += 1;
+        let frame = json!({"jsonrpc": "2.0", "id": self.next_id, "method": "resources/read", "params": {"uri": uri}})
+            .to_string();
+        let session = self.session.clone();
+        let response = self.http.mcp(
+            &frame,
+            &[
+                ("Mcp-Session-Id", &session),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+        );
+        assert_eq!(response.status, 200, "{}", response.body);
+        message(&response)["result"].clone()
+    }
+
     async fn mcp_stdio(&mut self, tool: &str, arguments: &Value) -> Value {
         let frame = self.call_frame(tool, arguments);
         self.stdio.send(&frame).await;
