@@ -96,16 +96,7 @@ impl Surfaces {
 
     fn mcp_http(&mut self, tool: &str, arguments: &Value) -> Value {
         let frame = self.call_frame(tool, arguments);
-        let session = self.session.clone();
-        let response = self.http.mcp(
-            &frame,
-            &[
-                ("Mcp-Session-Id", &session),
-                ("MCP-Protocol-Version", "2025-11-25"),
-            ],
-        );
-        assert_eq!(response.status, 200, "{}", response.body);
-        message(&response)["result"].clone()
+        self.http_result(&frame)
     }
 
     /// `resources/read` of `uri` over MCP HTTP: its result.
@@ -113,9 +104,14 @@ impl Surfaces {
         self.next_id += 1;
         let frame = json!({"jsonrpc": "2.0", "id": self.next_id, "method": "resources/read", "params": {"uri": uri}})
             .to_string();
+        self.http_result(&frame)
+    }
+
+    /// The result of request `frame` over MCP HTTP, in this session.
+    fn http_result(&mut self, frame: &str) -> Value {
         let session = self.session.clone();
         let response = self.http.mcp(
-            &frame,
+            frame,
             &[
                 ("Mcp-Session-Id", &session),
                 ("MCP-Protocol-Version", "2025-11-25"),
