@@ -5,7 +5,9 @@
 //!
 //! Everything a request may not choose (index and base directories, the embedder, the reranker, the default
 //! `top_k`, the concurrency bound) lives in [`ServiceContext`], assembled once at start. Request
-//! types carry only a collection name, a chunk id, query text and ranking options.
+//! types carry only a collection name, a chunk id, query text, ranking options and the size and
+//! page of the answer: a search's answer is fitted to its `max_chars` by the engine
+//! (`retrieval::fit`), and its pages are cut and its cursors written and read by [`page`].
 //!
 //! A collection name is validated by its declared pattern while the arguments are parsed, so a
 //! traversal-shaped name is a `validation_error` before anything touches the disk. Each tool
@@ -245,9 +247,9 @@ pub struct SearchRequest {
     #[garde(custom(finite))]
     pub min_score: Option<f64>,
     /// The `next_cursor` of the previous page, for the page after it; send the same
-    /// collection, query, mode, fusion and `min_score` with it (`top_k`, `detail` and `max_chars` may
-    /// change). Refused as `cursor_expired` once the collection has changed since that page,
-    /// and as a `validation_error` when it is not a cursor of this search.
+    /// collection, query, mode, fusion and `min_score` with it (`top_k`, `detail` and
+    /// `max_chars` may change). Refused as `cursor_expired` once the collection has changed
+    /// since that page, and as a `validation_error` when it is not a cursor of this search.
     #[garde(pattern(page::CURSOR_PATTERN))]
     pub cursor: Option<String>,
 }

@@ -2,11 +2,11 @@
 //!
 //! A cursor is stateless: the collection generation the page was ranked at, the rank the next
 //! page starts after, and a check binding both to the search they continue (its collection,
-//! query, mode, fusion and `min_score`, which decide the ranking; `top_k`, `detail` and `max_chars` may
-//! change from page to page). It is 25 bytes written as 50 lower-case hex digits
-//! ([`CURSOR_PATTERN`], which the request schema states), so every cursor has the same length
-//! and an answer's budget reserves its room before any hit is placed. Any server over the same
-//! collection continues it, on any transport.
+//! query, mode, fusion and `min_score`, which decide the ranking; `top_k`, `detail` and
+//! `max_chars` may change from page to page). It is 25 bytes written as 50 lower-case hex
+//! digits ([`CURSOR_PATTERN`], which the request schema states), so every cursor has the same
+//! length and an answer's budget reserves its room before any hit is placed. Any server over
+//! the same collection continues it, on any transport.
 //!
 //! A cursor is judged after the search has opened the collection: one whose generation is no
 //! longer the collection's is `cursor_expired`, whatever else it says (the search it belonged
