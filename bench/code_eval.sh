@@ -6,7 +6,8 @@
 #
 #   bench/code_eval.sh OUT [TREE] [MODES (default: "lexical dense hybrid")] [TRAIN_MODES (lexical)]
 #
-# Parameters are chosen on the training split, so it is evaluated in TRAIN_MODES only.
+# Parameters are chosen on the training split, so it is evaluated in TRAIN_MODES only. A mode
+# `hybrid:FUSION` evaluates hybrid with that fusion (`hybrid:rrf`, `hybrid:min-max`).
 # Dense and hybrid embed both copies with EMBED_MODEL (a sentence-transformers model directory;
 # default: the all-MiniLM-L6-v2 of .venv-embed).
 set -euo pipefail
@@ -24,17 +25,26 @@ embed=()
 case $modes in *dense* | *hybrid*) embed=(--embed-model "$model") ;; esac
 for copy in corpus corpus-text; do
     rm -rf "$out/index-$copy"
+    status=0
     "$grk" --index-dir "$out/index-$copy" --base-dir "$out/$copy" ingest --collection code \
-        "${embed[@]}" "$out/$copy" 2>&1 | grep '^generation'
+        "${embed[@]}" "$out/$copy" >"$out/ingest-$copy.log" 2>&1 || status=$?
+    # 3: some files failed (an empty `__init__.py` has no text), the rest is committed.
+    if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+        cat "$out/ingest-$copy.log"
+        exit "$status"
+    fi
+    grep '^generation' "$out/ingest-$copy.log"
 done
 for split in train test; do
     for copy in corpus corpus-text; do
         suffix=; [ "$copy" = corpus-text ] && suffix=_text
         split_modes=$modes; [ "$split" = train ] && split_modes=$train_modes
         for mode in $split_modes; do
+            how=(--mode "${mode%%:*}")
+            case $mode in *:*) how+=(--fusion "${mode#*:}") ;; esac
             echo "$split $copy $mode $("$grk" --index-dir "$out/index-$copy" eval --collection code \
                 --queries "$out/queries_$split.jsonl" --qrels "$out/qrels_$split$suffix.tsv" \
-                --mode "$mode" "${embed[@]}" --json)"
+                "${how[@]}" "${embed[@]}" --json)"
         done
     done
 done
