@@ -15,6 +15,7 @@ use tantivy::tokenizer::{TextAnalyzer, TokenStream};
 
 use crate::analysis::{code_terms, english_analyzer, is_code};
 use crate::model::{Detail, RetrievalResult, SearchResponse, Snippet, Span};
+use crate::search::query_terms;
 use groundkit_core::Error;
 
 /// The most bytes of a chunk a snippet shows (fewer when the chunk is shorter; a little fewer
@@ -44,23 +45,28 @@ fn escaped_chars(c: char) -> usize {
 }
 
 /// Sets each result of `response` to `detail`, then fits the response within `max_chars`
-/// characters of JSON. `query_terms` are the query's analysed terms (the snippets' matches).
+/// characters of JSON. `query` is the search's text: its analysed terms are what snippets mark,
+/// and it is analysed only when `detail` asks for snippets.
 ///
 /// The budget must leave room for the response without results: the service's smallest
 /// `max_chars` does for any response it returns.
 pub fn fit(
     response: &mut SearchResponse,
-    query_terms: &[String],
+    query: &str,
     detail: Detail,
     max_chars: u32,
 ) -> Result<(), Error> {
-    let terms: HashSet<&str> = query_terms.iter().map(String::as_str).collect();
+    let mut snippets = (detail == Detail::Snippets).then(|| Snippets::new(query));
     let results = std::mem::take(&mut response.results);
     let ranked = results.len();
-    let mut analyzer = english_analyzer();
-    let shaped = results
-        .into_iter()
-        .map(|result| at_detail(result, detail, &terms, &mut analyzer));
+    let shaped = results.into_iter().map(|mut result| {
+        match &mut snippets {
+            Some(snippets) => result.snippet = Some(snippets.of(&mut result)),
+            None if detail == Detail::Ids => result.content = None,
+            None => {}
+        }
+        result
+    });
 
     // Reserve the metadata at its widest: every number at its largest, `truncated` as `false`
     // (one character longer than `true`).
@@ -97,29 +103,32 @@ pub fn fit(
     Ok(())
 }
 
-/// `result` as `detail` returns it.
-fn at_detail(
-    mut result: RetrievalResult,
-    detail: Detail,
-    terms: &HashSet<&str>,
-    analyzer: &mut TextAnalyzer,
-) -> RetrievalResult {
-    match detail {
-        Detail::Full => {}
-        Detail::Ids => result.content = None,
-        Detail::Snippets => {
-            let content = result.content.take().unwrap_or_default();
-            let code = is_code(result.citation.extractor.as_deref());
-            result.snippet = Some(snippet(
-                &content,
-                result.citation.start_offset,
-                code,
-                terms,
-                analyzer,
-            ));
+/// What the snippets of one answer share: the query's terms and an analyser.
+struct Snippets {
+    terms: HashSet<String>,
+    analyzer: TextAnalyzer,
+}
+
+impl Snippets {
+    fn new(query: &str) -> Self {
+        Self {
+            terms: query_terms(query).into_iter().collect(),
+            analyzer: english_analyzer(),
         }
     }
-    result
+
+    /// The snippet of `result`, whose content it takes.
+    fn of(&mut self, result: &mut RetrievalResult) -> Snippet {
+        let content = result.content.take().unwrap_or_default();
+        let code = is_code(result.citation.extractor.as_deref());
+        snippet(
+            &content,
+            result.citation.start_offset,
+            code,
+            &self.terms,
+            &mut self.analyzer,
+        )
+    }
 }
 
 /// `result` with its `content` cut so that its JSON takes at most `room` characters, or `None`
@@ -163,7 +172,7 @@ struct Match {
 fn matches(
     content: &str,
     code: bool,
-    terms: &HashSet<&str>,
+    terms: &HashSet<String>,
     analyzer: &mut TextAnalyzer,
 ) -> Vec<Match> {
     let mut found = Vec::new();
@@ -210,7 +219,7 @@ fn snippet(
     content: &str,
     base: u64,
     code: bool,
-    terms: &HashSet<&str>,
+    terms: &HashSet<String>,
     analyzer: &mut TextAnalyzer,
 ) -> Snippet {
     let found = matches(content, code, terms, analyzer);
@@ -342,7 +351,7 @@ mod tests {
         let mut any_cut = false;
         for budget in (400..everything + 200).step_by(97) {
             let mut answer = full.clone();
-            fit(&mut answer, &[], Detail::Full, budget).expect("fit");
+            fit(&mut answer, "", Detail::Full, budget).expect("fit");
             let value = serde_json::to_value(&answer).expect("JSON");
             let text = serde_json::to_string(&value).expect("JSON");
             assert!(text.chars().count() <= budget as usize, "{budget}");
@@ -386,13 +395,12 @@ mod tests {
             "Filler sentence here. ".repeat(20)
         );
         let mut ids = response(std::slice::from_ref(&prose));
-        fit(&mut ids, &[], Detail::Ids, 10_000).expect("fit");
+        fit(&mut ids, "", Detail::Ids, 10_000).expect("fit");
         assert_eq!(ids.results[0].content, None);
         assert_eq!(ids.results[0].snippet, None);
 
-        let terms = vec!["antigen".to_owned(), "test".to_owned()];
         let mut answer = response(std::slice::from_ref(&prose));
-        fit(&mut answer, &terms, Detail::Snippets, 10_000).expect("fit");
+        fit(&mut answer, "antigen tests", Detail::Snippets, 10_000).expect("fit");
         let hit = &answer.results[0];
         assert_eq!(hit.content, None);
         let snippet = hit.snippet.as_ref().expect("a snippet");
@@ -425,7 +433,7 @@ mod tests {
     #[test]
     fn an_identifier_matches_by_its_parts_in_source_code() {
         let mut analyzer = english_analyzer();
-        let terms: HashSet<&str> = ["host"].into();
+        let terms: HashSet<String> = ["host".to_owned()].into();
         let code = "fn parseHostHeader(raw: &str) -> Host { parse_host_header(raw) }";
         let found: Vec<&str> = matches(code, true, &terms, &mut analyzer)
             .iter()

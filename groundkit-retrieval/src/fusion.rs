@@ -61,13 +61,26 @@ pub fn reciprocal_rank_fusion<T: Copy + Eq + Hash>(
             entry.1 = entry.1.min(i + 1);
         }
     }
-    let mut out: Vec<(f32, usize, usize, T)> = fused
-        .into_iter()
-        .map(|(address, (score, best, first))| (score, best, first, address))
-        .collect();
+    best_first(
+        fused
+            .into_iter()
+            .map(|(address, (score, best, first))| (f64::from(score), best, first, address)),
+        limit,
+    )
+}
+
+/// The best `limit` of fused chunks `(score, best rank, first appearance, chunk)`, best first:
+/// by score, then by the best rank in any ranking, then by the order of first appearance.
+fn best_first<T>(
+    fused: impl Iterator<Item = (f64, usize, usize, T)>,
+    limit: usize,
+) -> Vec<(f32, T)> {
+    let mut out: Vec<_> = fused.collect();
     out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     out.truncate(limit);
-    out.into_iter().map(|(score, _, _, a)| (score, a)).collect()
+    out.into_iter()
+        .map(|(score, _, _, a)| (score as f32, a))
+        .collect()
 }
 
 /// Fuses two scored rankings (each best first) by min-max normalised score: each ranking's scores
@@ -103,15 +116,12 @@ pub fn min_max_fusion<T: Copy + Eq + Hash>(
             entry.1 = entry.1.min(i + 1);
         }
     }
-    let mut out: Vec<(f64, usize, usize, T)> = fused
-        .into_iter()
-        .map(|(address, (score, best, first))| (score, best, first, address))
-        .collect();
-    out.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    out.truncate(limit);
-    out.into_iter()
-        .map(|(score, _, _, a)| (score as f32, a))
-        .collect()
+    best_first(
+        fused
+            .into_iter()
+            .map(|(address, (score, best, first))| (score, best, first, address)),
+        limit,
+    )
 }
 
 #[cfg(test)]

@@ -338,7 +338,8 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         if let Some(min_score) = min_score {
             response.results.retain(|r| f64::from(r.score) >= min_score);
         }
-        let mut more = false;
+        // A reranked answer is one page; any other is a page of its ranking.
+        let mut page = None;
         if let Some(reranker) = reranker {
             let depth = response.results.len();
             let results = rerank::rerank(
@@ -352,12 +353,11 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
             response.metadata.rerank_model = Some(reranker.model().to_owned());
             response.metadata.rerank_input_depth = Some(depth as u32);
         } else {
-            more = page::cut(&mut response, offset, page_len);
+            page = Some(page::cut(&mut response, offset, page_len));
         }
         response.metadata.top_k = top_k;
-        let terms = retrieval::query_terms(&params.query);
-        retrieval::fit(&mut response, &terms, detail, max_chars)?;
-        if response.next_cursor.is_some() {
+        retrieval::fit(&mut response, &params.query, detail, max_chars)?;
+        if let Some(more) = page {
             response.next_cursor = binding.next(&response, offset, more);
         }
         Ok(response)
