@@ -102,6 +102,7 @@ fn bench_search(c: &mut Criterion) {
                 top_k: 10,
                 mode: SearchMode::Lexical,
                 fusion: Default::default(),
+                filter: None,
             };
             black_box(retrieval::search(&open, &params, None).expect("search"))
         })

@@ -117,6 +117,7 @@ pub fn evaluate_backend(
             top_k: MAX_TOP_K,
             mode,
             fusion,
+            filter: None,
         };
         let response = backend.search(name, &params, embedder)?;
         let by_lines = lines::judges_lines(judged);

@@ -319,6 +319,7 @@ mod tests {
                     top_k: contents.len() as u32,
                     mode: SearchMode::Lexical,
                     fusion: Default::default(),
+                    filter: None,
                 },
                 3,
                 1,

@@ -106,6 +106,7 @@ pub mod embed;
 pub mod eval;
 mod export;
 pub mod extract;
+pub mod filter;
 pub mod fusion;
 pub mod lexical;
 pub mod model;

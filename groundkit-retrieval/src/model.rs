@@ -197,8 +197,49 @@ pub struct EmbeddingIdentity {
     pub max_tokens: Option<u32>,
 }
 
+/// Which chunks a search may return. Every condition given must hold (an empty filter keeps
+/// everything); within one list, any value will do.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Filter {
+    /// Keep only chunks whose source matches one of these: a path relative to the collection's
+    /// base directory, matched as a prefix at a `/` (`src/net` keeps `src/net/tcp.rs`, not
+    /// `src/network.rs`), or a glob when it holds `*`, `?`, `[` or `{` (`*` stays within one
+    /// directory, `**` crosses them: `**/*.py`, `docs/*.md`). Also matches a snapshot's URL.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Leave out chunks whose source matches one of these (the same syntax as `paths`), even
+    /// when `paths` keeps them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_paths: Vec<String>,
+    /// Keep only chunks of these source classes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_class: Vec<SourceClass>,
+    /// Keep only chunks of these formats: a source file's language (`rust`, `python`, ...)
+    /// when it was chunked at its definitions, the extracted format (`pdf`, `html`, `docx`,
+    /// `beir`, ...), or else the file's extension (`markdown` for `.md`, `text` for `.txt`,
+    /// `yaml` for `.yml`, `text` without an extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub format: Vec<String>,
+    /// Keep only chunks of these documents (the `document_id`s of hits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub document_ids: Vec<String>,
+    /// Any other field, refused by `Filter::compile` as a `validation_error` naming it (read
+    /// here rather than refused by the parser, which would call it an `invalid_request`).
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    pub unknown: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+impl Filter {
+    /// Whether the filter keeps every chunk.
+    pub fn is_empty(&self) -> bool {
+        self == &Filter::default()
+    }
+}
+
 /// A search request against an already chosen collection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchParams {
     /// Text to search for; plain text, never query syntax.
     pub query: String,
@@ -210,6 +251,9 @@ pub struct SearchParams {
     /// How `hybrid` combines its two rankings (ignored by the other modes).
     #[serde(default)]
     pub fusion: FusionMethod,
+    /// Which chunks may be returned (`None`: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Filter>,
 }
 
 /// How much of each hit a search returns.

@@ -11,13 +11,14 @@ use tantivy::{DocAddress, Score, TantivyDocument};
 
 use crate::analysis::{english_analyzer, terms};
 use crate::embed::{Embedder, Role, unit_vector};
+use crate::filter::select::Selection;
 use crate::fusion::{
     DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, MIN_MAX_DENSE_WEIGHT, RRF_K, min_max_fusion,
     reciprocal_rank_fusion,
 };
-use crate::lexical::{LexicalIndex, top_k};
+use crate::lexical::{Keep, LexicalIndex, top_k};
 use crate::model::{
-    Citation, EmbeddingIdentity, FusionMethod, RetrievalResult, SearchMetadata, SearchMode,
+    Citation, EmbeddingIdentity, Filter, FusionMethod, RetrievalResult, SearchMetadata, SearchMode,
     SearchParams, SearchResponse, SourceClass,
 };
 use crate::open::OpenCollection;
@@ -63,6 +64,7 @@ pub fn search(
         params.mode,
         embedder,
         Fusion::of(params.fusion),
+        params.filter.as_ref(),
     )?;
     let results = match open.lexical() {
         Some(index) => ranked
@@ -170,7 +172,8 @@ impl Default for Fusion {
     }
 }
 
-/// The best `limit` chunks for `query` in `mode`, best first.
+/// The best `limit` chunks for `query` in `mode`, best first; with `filter`, the best of the
+/// chunks it keeps (checked first: a malformed filter fails even over an empty collection).
 pub fn ranked_hits(
     open: &OpenCollection,
     query: &str,
@@ -178,21 +181,31 @@ pub fn ranked_hits(
     mode: SearchMode,
     embedder: Option<&dyn Embedder>,
     fusion: Fusion,
+    filter: Option<&Filter>,
 ) -> Result<RankedHits, Error> {
+    let selector = filter
+        .filter(|f| !f.is_empty())
+        .map(Filter::compile)
+        .transpose()?;
     let Some(index) = open.lexical() else {
         // Nothing ingested yet: nothing to rank, in any mode.
         return Ok(RankedHits::default());
     };
+    let selection = selector
+        .map(|selector| Selection::new(&selector, index))
+        .transpose()?;
+    let keep = |address| selection.as_ref().is_none_or(|s| s.keeps(address));
+    let selection: Option<Keep<'_>> = selection.is_some().then_some(&keep);
     match mode {
-        SearchMode::Lexical => lexical_hits(index, query, limit),
+        SearchMode::Lexical => lexical_hits(index, query, limit, selection),
         SearchMode::Dense => Ok(RankedHits {
-            hits: dense_hits(open, query, limit, embedder)?,
+            hits: dense_hits(open, query, limit, embedder, selection)?,
             ..RankedHits::default()
         }),
         SearchMode::Hybrid => {
             let (lexical_depth, dense_depth) = fusion.depths(limit);
-            let dense = dense_hits(open, query, dense_depth, embedder)?;
-            let lexical = lexical_hits(index, query, lexical_depth)?;
+            let dense = dense_hits(open, query, dense_depth, embedder, selection)?;
+            let lexical = lexical_hits(index, query, lexical_depth, selection)?;
             Ok(RankedHits {
                 hits: fusion.fuse(&lexical.hits, &dense, limit),
                 ..lexical
@@ -259,12 +272,13 @@ fn dense_hits(
     query: &str,
     limit: usize,
     embedder: Option<&dyn Embedder>,
+    selection: Option<Keep<'_>>,
 ) -> Result<Vec<(Score, ChunkAddress)>, Error> {
     let embedder = check_dense(open, embedder)?;
     let Some(vectors) = open.vectors() else {
         return Ok(Vec::new());
     };
-    let nearest = vectors.nearest(&query_vector(embedder, query)?, limit)?;
+    let nearest = vectors.nearest(&query_vector(embedder, query)?, limit, selection)?;
     Ok(nearest
         .into_iter()
         .map(|(score, address)| (score, ChunkAddress(address)))
@@ -293,8 +307,14 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The exact top `limit` chunk hits of `text` by BM25 ([`top_k`]).
-fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<RankedHits, Error> {
+/// The exact top `limit` chunk hits of `text` by BM25 ([`top_k`]) among those `selection`
+/// keeps.
+fn lexical_hits(
+    index: &LexicalIndex,
+    text: &str,
+    limit: usize,
+    selection: Option<Keep<'_>>,
+) -> Result<RankedHits, Error> {
     let terms = query_terms(text);
     let hits = top_k(
         &index.searcher,
@@ -302,6 +322,7 @@ fn lexical_hits(index: &LexicalIndex, text: &str, limit: usize) -> Result<Ranked
         &terms,
         &index.maxima,
         limit,
+        selection,
     )
     .map_err(|err| Error::storage("lexical search failed", err))?;
     Ok(RankedHits {

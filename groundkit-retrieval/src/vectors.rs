@@ -29,6 +29,8 @@ use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, Searcher};
 
 use crate::collection::{VECTOR_GRAPH_FILE, VECTORS_FILE};
+use crate::embed::dot;
+use crate::lexical::Keep;
 use crate::model::{DenseIndex, EmbeddingIdentity};
 use groundkit_core::Error;
 
@@ -234,10 +236,16 @@ impl Vectors {
     /// The `limit` chunks most similar to `query` (a unit vector), best first: by exact cosine
     /// similarity (ties keep index order), or through the generation's graph when it has one
     /// (approximate: at most [`graph::EF_SEARCH`] chunks).
+    ///
+    /// With `keep`, only the chunks it keeps: exact search scores only those; through the
+    /// graph, the graph's candidates that pass, when at least `limit` do (the unfiltered
+    /// answer's passing part), else exact search over the passing chunks, so a selective
+    /// filter is answered exactly and a broad one at the graph's speed.
     pub(crate) fn nearest(
         &self,
         query: &[f32],
         limit: usize,
+        keep: Option<Keep<'_>>,
     ) -> Result<Vec<(f32, DocAddress)>, Error> {
         if query.len() != self.dimension {
             return Err(Error::embedding(
@@ -249,13 +257,40 @@ impl Vectors {
                 None,
             ));
         }
-        let found = match &self.store {
-            Store::Rows(data) => graph::exact_nearest(data, self.dimension, query, limit),
-            Store::Graph(graph) => graph.nearest(query, limit),
+        let keeps = |row: u32| keep.is_none_or(|keep| keep(self.addresses[row as usize]));
+        let found = match (&self.store, keep) {
+            (Store::Rows(data), None) => graph::exact_nearest(data, self.dimension, query, limit),
+            (Store::Graph(graph), None) => graph.nearest(query, limit),
+            (Store::Graph(graph), Some(_)) => {
+                let mut found = graph.nearest(query, graph::EF_SEARCH);
+                found.retain(|&(_, row)| keeps(row));
+                if found.len() >= limit {
+                    found.truncate(limit);
+                    found
+                } else {
+                    self.exact_where(query, limit, keeps)
+                }
+            }
+            (Store::Rows(_), Some(_)) => self.exact_where(query, limit, keeps),
         };
         Ok(found
             .into_iter()
             .map(|(score, row)| (score, self.addresses[row as usize]))
             .collect())
+    }
+
+    /// The `limit` rows `keeps` keeps that are most similar to `query`, by exact cosine
+    /// similarity, best first.
+    fn exact_where(
+        &self,
+        query: &[f32],
+        limit: usize,
+        keeps: impl Fn(u32) -> bool,
+    ) -> Vec<(f32, u32)> {
+        let scored = (0..self.len() as u32)
+            .filter(|&row| keeps(row))
+            .map(|row| (dot(self.vector(row as usize), query), row))
+            .collect();
+        graph::best(scored, limit)
     }
 }

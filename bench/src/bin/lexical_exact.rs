@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 SearchMode::Lexical,
                 None,
                 Fusion::default(),
+                None,
             )?;
             query_ms.push(one.elapsed().as_secs_f64() * 1e3);
             if round == 0

@@ -30,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 top_k: 10,
                 mode: SearchMode::Lexical,
                 fusion: Default::default(),
+                filter: None,
             };
             let response = retrieval::search(&open, &params, None)?;
             checksum += response

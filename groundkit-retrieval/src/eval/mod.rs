@@ -167,7 +167,7 @@ fn ranked_units(
     }
     let mut limit = depth * 2;
     loop {
-        let hits = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion)?.hits;
+        let hits = ranked_hits(open, query, limit, how.mode, how.embedder, how.fusion, None)?.hits;
         let mut seen = HashSet::new();
         let mut units = Vec::with_capacity(depth);
         for (_, address) in &hits {

@@ -13,6 +13,7 @@ use rusqlite::Connection;
 use crate::chunk::{LineIndex, Span, is_code, text_chunks};
 use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
+use crate::filter::format_of;
 use crate::ingest::ledger::Ledger;
 use crate::ingest::{IngestFailure, IngestOptions, IngestSummary};
 use crate::lexical::{
@@ -258,6 +259,7 @@ impl<'a> Writer<'a> {
             builder.delete_document(&doc.document_id);
         }
         let fields = builder.fields;
+        let format = format_of(&doc.source, doc.extractor);
         let line_index =
             (doc.class == SourceClass::Text).then(|| LineIndex::new(doc.text.as_bytes()));
         let lines: Vec<Option<(u32, u32)>> = spans
@@ -277,6 +279,7 @@ impl<'a> Writer<'a> {
                 code,
                 scope: &chunk.scope,
                 lines: *lines,
+                format: &format,
             }))?;
         }
         if replacing {

@@ -48,6 +48,8 @@ pub struct ChunkDoc<'a> {
     pub scope: &'a str,
     /// The first and last line of a `text` source's chunk.
     pub lines: Option<(u32, u32)>,
+    /// The chunk's format (as the filter module's `format_of` names it).
+    pub format: &'a str,
 }
 
 thread_local! {
@@ -97,6 +99,9 @@ impl Fields {
             doc.add_u64(start_field, u64::from(start));
             doc.add_u64(end_field, u64::from(end));
         }
+        if let Some(format) = self.format {
+            doc.add_text(format, chunk.format);
+        }
         doc
     }
 }
@@ -123,10 +128,12 @@ impl Default for WriterConfig {
 }
 
 /// Whether the published generation in `dir` has this build's schema (a generation written
-/// before chunks had scopes or lines does not, and the next one is built from the store instead).
+/// before chunks had scopes, lines or formats does not, and the next one is built from the store
+/// instead).
 pub fn has_current_schema(dir: &Path) -> bool {
-    Index::open_in_dir(dir)
-        .is_ok_and(|index| fields(&index.schema()).is_ok_and(|f| f.lines.is_some()))
+    Index::open_in_dir(dir).is_ok_and(|index| {
+        fields(&index.schema()).is_ok_and(|f| f.lines.is_some() && f.format.is_some())
+    })
 }
 
 /// A new generation under construction in `g<N>.tmp`.

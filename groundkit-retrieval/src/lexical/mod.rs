@@ -6,8 +6,7 @@
 //! tantivy's failures for the operator.
 
 use tantivy::schema::{
-    Field, IndexRecordOption, NumericOptions, STORED, STRING, Schema, TextFieldIndexing,
-    TextOptions,
+    Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::store::Compressor;
 use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy, Searcher};
@@ -32,7 +31,7 @@ pub(crate) use build::{ChunkDoc, GenerationBuilder, has_current_schema, remove_o
 use failure::tantivy_err;
 pub(crate) use maxima::WindowMaxima;
 use published::PublishedDirectory;
-pub(crate) use top::top_k;
+pub(crate) use top::{Keep, top_k};
 
 /// The fields of a chunk document. Content and every citation field are stored, so a search
 /// answers from the one generation it opened without consulting SQLite.
@@ -40,7 +39,7 @@ pub(crate) use top::top_k;
 pub(crate) struct Fields {
     /// Chunk id (stored only: nothing looks a chunk up in the lexical index).
     pub chunk_id: Field,
-    /// Document id (indexed as one token for deletes, stored).
+    /// Document id (indexed as one token for deletes, stored, fast).
     pub document_id: Field,
     /// Chunk text (analysed, term frequencies, stored). A source-code chunk is indexed with its
     /// scope and the parts of its identifiers (the terms of `analysis::code_text`), as pre-analysed terms
@@ -62,6 +61,10 @@ pub(crate) struct Fields {
     /// sources). `None` in a generation written before chunks had lines, which is served
     /// without them.
     pub lines: Option<(Field, Field)>,
+    /// The chunk's format (as the filter module's `format_of` names it; stored, and with the source, its class
+    /// and the document id, a fast field filters read). `None` in a generation written before
+    /// filters, which is served but not filtered.
+    pub format: Option<Field>,
 }
 
 /// Text options of the searchable content field: the English analyser, frequencies without
@@ -76,20 +79,33 @@ pub fn content_options() -> TextOptions {
         .set_stored()
 }
 
+/// A stored string that filters read from its column: the whole value one term.
+fn filterable() -> TextOptions {
+    TextOptions::default().set_stored().set_fast("raw")
+}
+
 /// The chunk schema.
 pub fn schema() -> Schema {
     let mut builder = Schema::builder();
     builder.add_text_field("chunk_id", STORED);
-    builder.add_text_field("document_id", STRING | STORED);
+    builder.add_text_field(
+        "document_id",
+        filterable().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer("raw")
+                .set_index_option(IndexRecordOption::Basic),
+        ),
+    );
     builder.add_text_field("content", content_options());
-    builder.add_text_field("source", STORED);
-    builder.add_text_field("source_class", STORED);
+    builder.add_text_field("source", filterable());
+    builder.add_text_field("source_class", filterable());
     builder.add_text_field("extractor", STORED);
     builder.add_u64_field("start", NumericOptions::default().set_stored());
     builder.add_u64_field("end", NumericOptions::default().set_stored());
     builder.add_text_field("scope", STORED);
     builder.add_u64_field("start_line", NumericOptions::default().set_stored());
     builder.add_u64_field("end_line", NumericOptions::default().set_stored());
+    builder.add_text_field("format", filterable());
     builder.build()
 }
 
@@ -110,6 +126,7 @@ pub(super) fn fields(schema: &Schema) -> Result<Fields, Error> {
         end: get("end")?,
         scope: get("scope")?,
         lines: get("start_line").ok().zip(get("end_line").ok()),
+        format: get("format").ok(),
     })
 }
 

@@ -28,6 +28,9 @@ use super::cursor::{TermCursor, weights};
 use super::maxima::WindowMaxima;
 use super::topn::{Ranked, TopN};
 
+/// Which chunks may enter a ranking (a filter's decision, per chunk).
+pub(crate) type Keep<'a> = &'a dyn Fn(DocAddress) -> bool;
+
 /// The best `k` hits so far.
 type Best = TopN<DocAddress>;
 
@@ -56,18 +59,20 @@ impl Cursor {
 }
 
 /// The best `k` chunks for the distinct analysed `terms` (a disjunction of them, scored by BM25)
-/// over `searcher`'s segments, best first.
+/// over `searcher`'s segments, best first; with `keep`, the best `k` of the chunks it keeps (a
+/// chunk it leaves out is never offered, so the bounds stay bounds and the result exact).
 pub fn top_k(
     searcher: &Searcher,
     field: Field,
     terms: &[String],
     maxima: &WindowMaxima,
     k: usize,
+    keep: Option<Keep<'_>>,
 ) -> tantivy::Result<Vec<(Score, DocAddress)>> {
     let readers = searcher.segment_readers();
     let mut order: Vec<usize> = (0..readers.len()).collect();
     order.sort_by_key(|&ord| Reverse(readers[ord].num_docs()));
-    top_k_in_order(searcher, field, terms, maxima, k, &order)
+    top_k_in_order(searcher, field, terms, maxima, k, &order, keep)
 }
 
 /// [`top_k`], visiting the segments in `order` (any order gives the same hits).
@@ -78,6 +83,7 @@ fn top_k_in_order(
     maxima: &WindowMaxima,
     k: usize,
     order: &[usize],
+    keep: Option<Keep<'_>>,
 ) -> tantivy::Result<Vec<(Score, DocAddress)>> {
     if k == 0 || terms.is_empty() {
         return Ok(Vec::new());
@@ -111,6 +117,7 @@ fn top_k_in_order(
         let mut search = SegmentSearch {
             segment: ord as u32,
             alive: segment.alive_bitset(),
+            keep,
             window,
             bounds: vec![0.0; cursors.len()],
             by_bound: (0..cursors.len()).collect(),
@@ -133,6 +140,8 @@ fn top_k_in_order(
 struct SegmentSearch<'a> {
     segment: u32,
     alive: Option<&'a tantivy::fastfield::AliveBitSet>,
+    /// The chunks a filter keeps, when the search is filtered.
+    keep: Option<Keep<'a>>,
     window: u32,
     cursors: Vec<Cursor>,
     /// Per cursor, its bound in the current window.
@@ -196,6 +205,11 @@ impl SegmentSearch<'_> {
                 let threshold = best.threshold();
                 let mut rest = looked_up;
                 if sum + rest < threshold {
+                    continue;
+                }
+                // Read only for a chunk that could still enter: most never get this far.
+                let address = DocAddress::new(self.segment, doc);
+                if self.keep.is_some_and(|keep| !keep(address)) {
                     continue;
                 }
                 let mut reachable = true;
@@ -354,10 +368,11 @@ pub(super) mod tests {
                     WindowMaxima::new(64, 1 << 20),
                     WindowMaxima::new(4096, 1 << 20),
                 ] {
-                    let got = top_k(&searcher, body, &texts, &maxima, k)?;
+                    let got = top_k(&searcher, body, &texts, &maxima, k, None)?;
                     assert_eq!(got, expected, "{terms:?}, k {k}, {maxima:?}");
                     for order in [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]] {
-                        let got = top_k_in_order(&searcher, body, &texts, &maxima, k, &order)?;
+                        let got =
+                            top_k_in_order(&searcher, body, &texts, &maxima, k, &order, None)?;
                         assert_eq!(got, expected, "{terms:?}, k {k}, segments {order:?}");
                     }
                 }

@@ -219,11 +219,16 @@ pub fn exact_nearest(
     query: &[f32],
     limit: usize,
 ) -> Vec<(f32, u32)> {
-    let mut scored: Vec<(f32, u32)> = rows
+    let scored: Vec<(f32, u32)> = rows
         .chunks_exact(dimension)
         .map(|v| dot(v, query))
         .zip(0..)
         .collect();
+    best(scored, limit)
+}
+
+/// The best `limit` of `scored` rows, best first; ties keep row order.
+pub(crate) fn best(mut scored: Vec<(f32, u32)>, limit: usize) -> Vec<(f32, u32)> {
     let limit = limit.min(scored.len());
     if limit < scored.len() && limit > 0 {
         scored.select_nth_unstable_by(limit - 1, best_first);

@@ -202,10 +202,26 @@ pub(crate) struct SearchArgs {
     /// Leave out hits scoring below SCORE (BM25 in `lexical` mode, cosine in `dense`).
     #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     pub(crate) min_score: Option<f64>,
-    /// Continue from the `next_cursor` of an earlier answer (the same query, mode and
+    /// Continue from the `next_cursor` of an earlier answer (the same query, mode, filter and
     /// --min-score).
     #[arg(long)]
     pub(crate) cursor: Option<String>,
+    /// Search only sources under this path or matching this glob (`src/net`, `**/*.py`);
+    /// repeat for several.
+    #[arg(long = "path", value_name = "PATH|GLOB")]
+    pub(crate) paths: Vec<String>,
+    /// Leave out sources under this path or matching this glob; repeat for several.
+    #[arg(long = "exclude-path", value_name = "PATH|GLOB")]
+    pub(crate) exclude_paths: Vec<String>,
+    /// Search only sources of this class (`text`, `extracted`, `snapshot`); repeat for several.
+    #[arg(long = "source-class", value_name = "CLASS")]
+    pub(crate) source_classes: Vec<String>,
+    /// Search only chunks of this format (`python`, `markdown`, `pdf`, ...); repeat for several.
+    #[arg(long = "format", value_name = "FORMAT")]
+    pub(crate) formats: Vec<String>,
+    /// Search only this document; repeat for several.
+    #[arg(long = "document-id", value_name = "ID")]
+    pub(crate) document_ids: Vec<String>,
     /// Print the service's JSON response.
     #[arg(long)]
     pub(crate) json: bool,

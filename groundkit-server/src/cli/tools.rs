@@ -92,6 +92,21 @@ pub(super) fn search(
     if let Some(cursor) = &args.cursor {
         arguments["cursor"] = json!(cursor);
     }
+    let mut filter = serde_json::Map::new();
+    for (field, values) in [
+        ("paths", &args.paths),
+        ("exclude_paths", &args.exclude_paths),
+        ("source_class", &args.source_classes),
+        ("format", &args.formats),
+        ("document_ids", &args.document_ids),
+    ] {
+        if !values.is_empty() {
+            filter.insert(field.to_owned(), json!(values));
+        }
+    }
+    if !filter.is_empty() {
+        arguments["filter"] = json!(filter);
+    }
     call(
         cli,
         embedder,

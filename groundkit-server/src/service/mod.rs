@@ -29,6 +29,7 @@ use garde::Validate;
 use groundkit_core::openapi::ApiInfo;
 use groundkit_core::{Error, Registry, RegistryError, tool};
 use groundkit_retrieval::embed::Embedder;
+use groundkit_retrieval::filter::Filter;
 use groundkit_retrieval::rerank;
 pub use groundkit_retrieval::rerank::Reranker;
 use groundkit_retrieval::{
@@ -252,6 +253,12 @@ pub struct SearchRequest {
     /// since that page, and as a `validation_error` when it is not a cursor of this search.
     #[garde(pattern(page::CURSOR_PATTERN))]
     pub cursor: Option<String>,
+    /// Search only some chunks: by source path (prefixes and globs, kept and left out), source
+    /// class, format and document id. The hits are exactly the best of the chunks that pass,
+    /// scored as without the filter. A malformed glob or value is a `validation_error` naming
+    /// the field (`filter.paths[0]`).
+    #[garde(skip)]
+    pub filter: Option<Filter>,
 }
 
 /// The smallest `max_chars` a search accepts: room for an answer's metadata and a hit.
@@ -285,6 +292,9 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (false, _) => None,
     };
     let mode = request.mode.unwrap_or_default();
+    if let Some(filter) = &request.filter {
+        filter.compile()?; // the same check on every backend, before any is asked
+    }
     let binding = page::Binding::of(&request);
     let start = match (&request.cursor, &reranker) {
         (None, _) => None,
@@ -320,6 +330,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         },
         mode,
         fusion: request.fusion.unwrap_or_default(),
+        filter: request.filter.filter(|f| !f.is_empty()),
     };
     let embedder = ctx.embedder.clone();
     let permit = ctx.scan_permit().await?;

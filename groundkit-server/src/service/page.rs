@@ -66,6 +66,7 @@ impl Binding {
             "mode": request.mode.unwrap_or_default(),
             "fusion": request.fusion.unwrap_or_default(),
             "min_score": request.min_score,
+            "filter": request.filter.as_ref().filter(|f| !f.is_empty()),
         });
         Self(decides.to_string().into_bytes())
     }
@@ -219,6 +220,13 @@ mod tests {
         };
         let other = Binding::of(&request("tide table"));
         assert_eq!(field(other.verify(&read)), "cursor");
+        // A filter is part of the search; an empty one is no filter.
+        let mut filtered = request("tide tables");
+        filtered.filter =
+            Some(serde_json::from_value(json!({"paths": ["notes"]})).expect("filter"));
+        assert_eq!(field(Binding::of(&filtered).verify(&read)), "cursor");
+        filtered.filter = Some(Default::default());
+        assert!(Binding::of(&filtered).verify(&read).is_ok());
         let mut altered = cursor.clone().into_bytes();
         altered[20] = if altered[20] == b'0' { b'1' } else { b'0' };
         let altered = Cursor::parse(&String::from_utf8(altered).expect("hex")).expect("form");

@@ -76,6 +76,7 @@ pub async fn grounded_answer(
             max_chars: None,
             min_score: None,
             cursor: None,
+            filter: None,
         },
     )
     .await?;

@@ -67,6 +67,7 @@ fn params(query: &str, mode: SearchMode) -> SearchParams {
         top_k: 10,
         mode,
         fusion: Default::default(),
+        filter: None,
     }
 }
 

@@ -33,6 +33,7 @@ fn acquire_reuses_until_the_generation_moves_and_counts_rebuilds() {
             top_k: 5,
             mode: SearchMode::Lexical,
             fusion: Default::default(),
+            filter: None,
         },
         None,
     )
@@ -82,6 +83,7 @@ fn readers_keep_answering_during_an_ingest() {
                         top_k: 10,
                         mode: SearchMode::Lexical,
                         fusion: Default::default(),
+                        filter: None,
                     },
                     None,
                 )
@@ -156,6 +158,7 @@ fn collection_recreated_under_the_same_name_is_reopened() {
             top_k: 5,
             mode: SearchMode::Lexical,
             fusion: Default::default(),
+            filter: None,
         },
         None,
     )

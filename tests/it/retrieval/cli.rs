@@ -56,6 +56,48 @@ fn json_output_is_the_service_response_and_human_output_is_readable() {
         "{human}"
     );
 
+    // Filters: the other file only, then nothing (both files are Markdown), then a bad glob.
+    let filtered: SearchResponse = json(&grk(
+        &fx,
+        &[
+            "search",
+            "--collection",
+            "n",
+            "water",
+            "--exclude-path",
+            "**/tea.md",
+            "--format",
+            "markdown",
+            "--json",
+        ],
+    ));
+    let sources: Vec<&str> = filtered
+        .results
+        .iter()
+        .map(|r| r.citation.source.as_str())
+        .collect();
+    assert_eq!(sources, ["notes/coffee.md"]);
+    let none: SearchResponse = json(&grk(
+        &fx,
+        &[
+            "search",
+            "--collection",
+            "n",
+            "water",
+            "--format",
+            "pdf",
+            "--json",
+        ],
+    ));
+    assert!(none.results.is_empty());
+    let bad = grk(
+        &fx,
+        &["search", "--collection", "n", "tea", "--path", "notes/[x"],
+    );
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("filter.paths[0]"), "{stderr}");
+
     let fetched: FetchChunkResponse = json(&grk(
         &fx,
         &[

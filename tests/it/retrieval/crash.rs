@@ -182,6 +182,7 @@ fn killed_ingest_while_embedding_leaves_readers_on_the_previous_generation_and_i
             top_k: 1,
             mode: retrieval::SearchMode::Dense,
             fusion: Default::default(),
+            filter: None,
         };
         let hits = retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense");
         assert_eq!(hits.results[0].citation.source, "travel.md", "{phase}");

@@ -99,6 +99,7 @@ fn search_fused(
         top_k: 3,
         mode,
         fusion,
+        filter: None,
     };
     retrieval::search(&open, &params, embedder)
 }
@@ -377,6 +378,7 @@ fn later_chunks_are_embedded_under_their_documents_heading_and_cited_as_their_ow
         top_k: 50,
         mode: SearchMode::Lexical,
         fusion: Default::default(),
+        filter: None,
     };
     let hits = retrieval::search(&open, &params, None).expect("lexical");
     let later = hits

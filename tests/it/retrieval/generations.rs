@@ -182,6 +182,7 @@ fn read_once(fx: &Fixture, cache: &CollectionCache, reads: &AtomicU64) -> Result
             top_k: 10,
             mode: Default::default(),
             fusion: Default::default(),
+            filter: None,
         },
         None,
     )

@@ -114,6 +114,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
             top_k: 5,
             mode: SearchMode::Dense,
             fusion: Default::default(),
+            filter: None,
         };
         let [exact, approximate] = ["exact", "graph"].map(|c| {
             let open = cache.acquire(c).expect("open");
@@ -156,6 +157,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
         top_k: 1,
         mode: SearchMode::Dense,
         fusion: Default::default(),
+        filter: None,
     };
     let hit = retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense");
     assert_eq!(hit.results[0].citation.source, "tea.txt");

@@ -218,6 +218,7 @@ fn a_copy_without_its_wal_files_is_served_read_only_and_nothing_is_created() {
             top_k: 1,
             mode: Default::default(),
             fusion: Default::default(),
+            filter: None,
         },
         None,
     )

@@ -76,6 +76,7 @@ pub(crate) mod code;
 mod crash;
 mod dense;
 mod eval;
+mod filters;
 mod formats;
 mod generations;
 mod graph;
@@ -185,6 +186,7 @@ impl Fixture {
                 top_k,
                 mode: Default::default(),
                 fusion: Default::default(),
+                filter: None,
             },
             None,
         )

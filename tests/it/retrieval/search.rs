@@ -79,6 +79,7 @@ fn out_of_bounds_requests_are_validation_errors() {
                 top_k,
                 mode: SearchMode::Lexical,
                 fusion: Default::default(),
+                filter: None,
             },
             None,
         )

@@ -19,6 +19,7 @@ const ORDER: &[&str] = &[
     "collection",
     "store",
     "lexical",
+    "filter",
     "vectors",
     "fusion",
     "open",

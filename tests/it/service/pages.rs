@@ -37,19 +37,71 @@ fn deep_ranking(
     depth: u32,
     embedder: Option<&dyn Embedder>,
 ) -> Vec<String> {
+    filtered_ranking(fx, query, mode, depth, embedder, None)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// [`deep_ranking`] among the chunks `filter` keeps, with each chunk's source.
+fn filtered_ranking(
+    fx: &Fixture,
+    query: &str,
+    mode: SearchMode,
+    depth: u32,
+    embedder: Option<&dyn Embedder>,
+    filter: Option<&Value>,
+) -> Vec<(String, String)> {
     let open = fx.cache().acquire("harbours").expect("open");
     let params = SearchParams {
         query: query.to_owned(),
         top_k: depth,
         mode,
         fusion: Default::default(),
+        filter: filter.map(|f| serde_json::from_value(f.clone()).expect("a filter")),
     };
     groundkit_retrieval::search(&open, &params, embedder)
         .expect("search")
         .results
         .into_iter()
-        .map(|r| r.chunk_id)
+        .map(|r| (r.chunk_id, r.citation.source))
         .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filtered_walk_is_the_filtered_ranking_cut_up() {
+    let fx = harbours(300);
+    let mut surfaces = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
+    let query = "harbour quay";
+    let filter = json!({"paths": ["harbours/00[0-9]*.txt"], "exclude_paths": ["**/*5.txt"]});
+    let deep = filtered_ranking(&fx, query, SearchMode::Lexical, 1_001, None, Some(&filter));
+    // Notes 0 to 99, less the ten whose number ends in 5.
+    assert_eq!(deep.len(), 90);
+    for (_, source) in &deep {
+        let number: u32 = source["harbours/".len()..source.len() - ".txt".len()]
+            .parse()
+            .expect("a note number");
+        assert!(number < 100 && number % 10 != 5, "{source}");
+    }
+    let ids: Vec<String> = deep.into_iter().map(|(id, _)| id).collect();
+    let arguments = json!({"collection": "harbours", "query": query, "top_k": 7, "filter": filter});
+    for surface in [Surface::Rest, Surface::McpStdio] {
+        let (hits, pages) = walk(&mut surfaces, surface, &arguments).await;
+        assert_eq!(hits, ranked(&ids), "{surface:?}");
+        assert_eq!(pages, 90_usize.div_ceil(7), "{surface:?}");
+    }
+    // A cursor belongs to its filter.
+    let (first, _, _) = surfaces.everywhere("search", arguments.clone()).await;
+    let cursor = first.json()["next_cursor"]
+        .as_str()
+        .expect("more")
+        .to_owned();
+    let mut other = arguments.clone();
+    other["filter"] = json!({"paths": ["harbours"]});
+    other["cursor"] = json!(cursor);
+    let (refused, _, _) = surfaces.everywhere("search", other).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert_eq!(refused.json()["field"], "cursor");
 }
 
 /// Where a walk is sent.

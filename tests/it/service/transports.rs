@@ -192,6 +192,12 @@ async fn every_tool_answers_the_same_json_on_rest_and_both_mcp_transports() {
             json!({"collection": "papers", "query": "green tea", "top_k": 2.0, "mode": "lexical"}),
         ),
         (
+            "search",
+            json!({"collection": "papers", "query": "tests tea chain", "filter": {
+                "paths": ["bikes", "*.txt"], "format": ["markdown", "text"]
+            }}),
+        ),
+        (
             "fetch_chunk",
             json!({"collection": "papers", "chunk_id": chunk_id}),
         ),
@@ -300,6 +306,21 @@ async fn every_error_has_the_same_kind_on_rest_and_both_mcp_transports() {
         (
             "search",
             json!({"collection": "papers", "query": "tea", "mode": "fuzzy"}),
+            "invalid_request",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "filter": {"paths": ["src/[a"]}}),
+            "validation_error",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "filter": {"author": "x"}}),
+            "validation_error",
+        ),
+        (
+            "search",
+            json!({"collection": "papers", "query": "tea", "filter": {"paths": "bikes"}}),
             "invalid_request",
         ),
     ];

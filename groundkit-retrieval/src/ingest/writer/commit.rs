@@ -8,6 +8,7 @@ use rusqlite::Connection;
 
 use crate::chunk::is_code;
 use crate::collection::CollectionPaths;
+use crate::filter::format_of;
 use crate::ingest::{CommitStep, IngestProgress, IngestSummary};
 use crate::lexical::{ChunkDoc, remove_other_generations};
 use crate::store;
@@ -118,6 +119,7 @@ impl Writer<'_> {
                 .ok_or_else(|| Error::internal("no generation builder"))?;
             let fields = builder.fields;
             let code = is_code(row.extractor.as_deref());
+            let format = format_of(&row.source, row.extractor.as_deref());
             for chunk in write::chunks_of(conn, &document_id)? {
                 builder.add(fields.document(&ChunkDoc {
                     chunk_id: &chunk.chunk_id,
@@ -131,6 +133,7 @@ impl Writer<'_> {
                     code,
                     scope: &chunk.scope,
                     lines: chunk.lines,
+                    format: &format,
                 }))?;
             }
             Ok(())
