@@ -75,8 +75,10 @@ pub(crate) fn generation_of(alias: &str, index: &str) -> Option<u64> {
 /// The layout of the generation indices this build publishes. 1: a chunk's `text` holds what a
 /// search matches (its content, or for source code its scope and content with their identifiers
 /// expanded, as the local engine indexes it) and is not kept in `_source`; 0, generations
-/// published before: searches match `content`.
-pub(crate) const LAYOUT: u32 = 1;
+/// published before: searches match `content`. 2: besides, `source` and `source_class` are
+/// indexed and each chunk has its `format`, which filters read; generations of earlier layouts
+/// are not filtered.
+pub(crate) const LAYOUT: u32 = 2;
 
 /// What a generation index records about itself, in its mapping's `_meta.groundkit`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +102,11 @@ impl GenerationMeta {
     /// The field a lexical search matches in this generation's index.
     pub(crate) fn matched_field(&self) -> &'static str {
         if self.layout >= 1 { "text" } else { "content" }
+    }
+
+    /// Whether this generation's index holds the fields filters read.
+    pub(crate) fn filterable(&self) -> bool {
+        self.layout >= 2
     }
 }
 
@@ -157,8 +164,9 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
         "end_offset": { "type": "long", "index": false },
         "content": { "type": "text", "index": false },
         "text": { "type": "text", "analyzer": "groundkit_en" },
-        "source": { "type": "keyword", "index": false },
-        "source_class": { "type": "keyword", "index": false },
+        "source": { "type": "keyword" },
+        "source_class": { "type": "keyword" },
+        "format": { "type": "keyword" },
         "extractor": { "type": "keyword", "index": false },
         "snapshot": { "type": "keyword", "index": false },
         "record_offset": { "type": "long", "index": false },

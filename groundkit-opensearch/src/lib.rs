@@ -43,6 +43,7 @@
 //! logged for the operator and never reach a caller, and neither does the cluster's URL.
 
 mod client;
+mod filter;
 mod layout;
 mod publish;
 mod query;

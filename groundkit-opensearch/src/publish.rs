@@ -4,6 +4,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use groundkit_core::Error;
+use groundkit_retrieval::filter::format_of;
 use groundkit_retrieval::{
     self as retrieval, CollectionCache, ExportedChunk, OpenCollection, SCHEMA_VERSION,
 };
@@ -287,6 +288,10 @@ fn bulk_lines(chunk: &ExportedChunk) -> Result<Vec<u8>, Error> {
     let mut document = serde_json::to_value(&chunk.record)
         .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
     document["text"] = json!(chunk.indexed_text());
+    document["format"] = json!(format_of(
+        &chunk.record.source,
+        chunk.record.extractor.as_deref()
+    ));
     if let Some(vector) = &chunk.vector {
         document["vector"] = json!(vector);
     }

@@ -106,26 +106,45 @@ fn score_of(hit: &Value) -> f32 {
     hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32
 }
 
-fn lexical_body(meta: &GenerationMeta, terms: &[String], limit: usize) -> Value {
-    let field = meta.matched_field();
-    let should: Vec<Value> = terms
+/// A search's query terms, in the form a generation was laid out in, and the clause of its
+/// filter (`None`: unfiltered).
+pub(crate) struct Asked<'a> {
+    pub(crate) meta: &'a GenerationMeta,
+    pub(crate) terms: &'a [String],
+    pub(crate) filter: Option<&'a Value>,
+}
+
+fn lexical_body(asked: &Asked<'_>, limit: usize) -> Value {
+    let field = asked.meta.matched_field();
+    let should: Vec<Value> = asked
+        .terms
         .iter()
         .map(|t| json!({ "term": { field: t } }))
         .collect();
+    let mut query = json!({ "bool": { "should": should } });
+    if let Some(filter) = asked.filter {
+        // A filter clause makes the terms optional unless one is required.
+        query["bool"]["filter"] = filter.clone();
+        query["bool"]["minimum_should_match"] = json!(1);
+    }
     json!({
         "size": limit,
         "track_total_hits": false,
         "_source": RECORD_FIELDS,
-        "query": { "bool": { "should": should } }
+        "query": query
     })
 }
 
-fn dense_body(vector: &[f32], limit: usize) -> Value {
+fn dense_body(vector: &[f32], limit: usize, filter: Option<&Value>) -> Value {
+    let mut knn = json!({ "vector": vector, "k": limit });
+    if let Some(filter) = filter {
+        knn["filter"] = filter.clone();
+    }
     json!({
         "size": limit,
         "track_total_hits": false,
         "_source": RECORD_FIELDS,
-        "query": { "knn": { "vector": { "vector": vector, "k": limit } } }
+        "query": { "knn": { "vector": knn } }
     })
 }
 
@@ -151,23 +170,17 @@ fn search_one(
 pub(crate) fn lexical(
     cluster: &Cluster,
     target: &str,
-    meta: &GenerationMeta,
-    terms: &[String],
+    asked: &Asked<'_>,
     limit: usize,
 ) -> Result<Option<Ranked>, Error> {
-    if terms.is_empty() {
+    if asked.terms.is_empty() {
         return Ok(Some(Ranked::default()));
     }
     let path = format!(
         "/{target}/_search?search_type={}&allow_partial_search_results=false",
-        search_type(meta)
+        search_type(asked.meta)
     );
-    search_one(
-        cluster,
-        &path,
-        &lexical_body(meta, terms, limit),
-        lexical_ranking,
-    )
+    search_one(cluster, &path, &lexical_body(asked, limit), lexical_ranking)
 }
 
 /// A k-NN search of `target`.
@@ -176,9 +189,15 @@ pub(crate) fn dense(
     target: &str,
     vector: &[f32],
     limit: usize,
+    filter: Option<&Value>,
 ) -> Result<Option<Ranked>, Error> {
     let path = format!("/{target}/_search?allow_partial_search_results=false");
-    search_one(cluster, &path, &dense_body(vector, limit), dense_ranking)
+    search_one(
+        cluster,
+        &path,
+        &dense_body(vector, limit, filter),
+        dense_ranking,
+    )
 }
 
 /// Both rankings of `target` in one `_msearch`, fused here as the local backend fuses them;
@@ -188,8 +207,7 @@ pub(crate) fn dense(
 pub(crate) fn hybrid(
     cluster: &Cluster,
     target: &str,
-    meta: &GenerationMeta,
-    terms: &[String],
+    asked: &Asked<'_>,
     vector: &[f32],
     limit: usize,
     fusion: Fusion,
@@ -208,14 +226,14 @@ pub(crate) fn hybrid(
     };
     push(
         json!({
-            "search_type": search_type(meta),
+            "search_type": search_type(asked.meta),
             "allow_partial_search_results": false
         }),
-        ids_only(lexical_body(meta, terms, lexical_depth)),
+        ids_only(lexical_body(asked, lexical_depth)),
     );
     push(
         json!({ "allow_partial_search_results": false }),
-        ids_only(dense_body(vector, dense_depth)),
+        ids_only(dense_body(vector, dense_depth, asked.filter)),
     );
     let path = format!("/{target}/_msearch");
     let answer = cluster.search(|cluster| {
@@ -260,7 +278,7 @@ pub(crate) fn hybrid(
             return Err(refused("POST", "/_msearch", status as u16, response));
         }
     }
-    let lexical = if terms.is_empty() {
+    let lexical = if asked.terms.is_empty() {
         &[]
     } else {
         hits(&responses[0])

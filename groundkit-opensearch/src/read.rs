@@ -15,6 +15,7 @@ use groundkit_retrieval::{
 use serde_json::{Value, json};
 
 use crate::client::{Cluster, failure, refused};
+use crate::filter;
 use crate::layout::{self, GenerationMeta, RECORD_FIELDS};
 use crate::query::{self, Ranked, Ranking, hits, record_of};
 
@@ -177,26 +178,36 @@ impl ClusterBackend {
         embedder: Option<&dyn Embedder>,
     ) -> Result<Option<Ranked>, Error> {
         let limit = params.top_k as usize;
-        match params.mode {
-            SearchMode::Lexical => {
-                query::lexical(&self.cluster, target, &current.meta, terms, limit)
+        let filter = match params.filter.as_ref().filter(|f| !f.is_empty()) {
+            Some(filter) => {
+                let clause = filter::clause(filter)?;
+                if !current.meta.filterable() {
+                    return Err(Error::Validation {
+                        field: "filter".to_owned(),
+                        message: "this collection was published by an older version and cannot \
+                                  be filtered until it is published again"
+                            .to_owned(),
+                    });
+                }
+                Some(clause)
             }
+            None => None,
+        };
+        let asked = query::Asked {
+            meta: &current.meta,
+            terms,
+            filter: filter.as_ref(),
+        };
+        match params.mode {
+            SearchMode::Lexical => query::lexical(&self.cluster, target, &asked, limit),
             SearchMode::Dense => {
                 let vector = self.query_vector(name, current, &params.query, embedder)?;
-                query::dense(&self.cluster, target, &vector, limit)
+                query::dense(&self.cluster, target, &vector, limit, asked.filter)
             }
             SearchMode::Hybrid => {
                 let vector = self.query_vector(name, current, &params.query, embedder)?;
                 let fusion = retrieval::Fusion::of(params.fusion);
-                query::hybrid(
-                    &self.cluster,
-                    target,
-                    &current.meta,
-                    terms,
-                    &vector,
-                    limit,
-                    fusion,
-                )
+                query::hybrid(&self.cluster, target, &asked, &vector, limit, fusion)
             }
         }
     }

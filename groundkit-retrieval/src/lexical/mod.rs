@@ -64,6 +64,7 @@ pub(crate) struct Fields {
     /// The chunk's format (as the filter module's `format_of` names it; stored, and with the source, its class
     /// and the document id, a fast field filters read). `None` in a generation written before
     /// filters, which is served but not filtered.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub format: Option<Field>,
 }
 

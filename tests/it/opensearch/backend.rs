@@ -13,6 +13,8 @@ use groundkit_retrieval::{
     SearchParams, SearchResponse, Verification,
 };
 
+use serde_json::json;
+
 use super::{TestCluster, cluster, http};
 use crate::retrieval::Fixture;
 
@@ -655,4 +657,100 @@ fn source_code_in_the_cluster_is_found_by_its_identifiers_and_scopes_like_the_lo
             .is_some_and(|s| s.starts_with("class Session")),
         "{top:?}"
     );
+}
+
+#[test]
+fn filters_in_the_cluster_keep_what_the_local_engine_keeps() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    let files = [
+        (
+            "coast/tides.md",
+            "Spring tides follow the new and the full moon; neap tides come between.",
+        ),
+        (
+            "coast/pools.txt",
+            "Tide pools hold anemones and crabs; each low tide exposes the pools to the sun.",
+        ),
+        (
+            "coast/kelp/forest.txt",
+            "Kelp forests grow in cold coastal water; otters hunt urchins in the kelp at low tide.",
+        ),
+        (
+            "coast/notes.html",
+            "<html><body><p>The tide tables list high and low water for each day.</p></body></html>",
+        ),
+        (
+            "kitchen/tea.txt",
+            "Green tea is steeped at 80 degrees; the water should not boil like a spring tide.",
+        ),
+        (
+            "sky/moon.md",
+            "The moon's pull raises the tide on the near and the far side of the earth.",
+        ),
+        (
+            "sky/moon notes [draft].md",
+            "A draft about the moon, the sun and the tide between them.",
+        ),
+        (
+            "travel/jet lag.md",
+            "Crossing time zones disrupts the body clock; morning light resets it.",
+        ),
+    ];
+    for (path, text) in files {
+        fx.write(path, text);
+    }
+    let model = crate::embed::minilm();
+    ingest(&fx, "filtered", Some(model.clone()));
+    publish_now(&cluster, &fx, "filtered");
+    let remote = backend(&cluster, &fx, 0);
+    let filters = [
+        json!({"paths": ["coast"]}),
+        json!({"paths": ["coast/"], "exclude_paths": ["coast/kelp"]}),
+        json!({"paths": ["**/*.md"]}),
+        json!({"paths": ["sky/moon notes [[]draft].md", "{kitchen,travel}/*"]}),
+        json!({"exclude_paths": ["*/*.txt"]}),
+        json!({"source_class": ["extracted"]}),
+        json!({"format": ["markdown"], "exclude_paths": ["sky/**"]}),
+        json!({"document_ids": ["coast/pools.txt", "sky/moon.md"]}),
+        json!({"paths": ["nowhere"]}),
+    ];
+    for filter in filters {
+        for mode in [SearchMode::Lexical, SearchMode::Dense, SearchMode::Hybrid] {
+            let p = SearchParams {
+                filter: Some(serde_json::from_value(filter.clone()).expect("a filter")),
+                ..params("tide and moon", mode)
+            };
+            let answer = remote
+                .search("filtered", &p, Some(model.as_ref()))
+                .expect("cluster search");
+            let expected = local(&fx, "filtered", &p, Some(model.as_ref()));
+            let what = format!("{mode:?} {filter}");
+            let (l, r) = (ranking(&expected), ranking(&answer));
+            assert_eq!(
+                l.iter().map(|x| &x.0).collect::<Vec<_>>(),
+                r.iter().map(|x| &x.0).collect::<Vec<_>>(),
+                "{what}"
+            );
+            for ((_, a), (_, b)) in l.iter().zip(&r) {
+                assert!((a - b).abs() <= 1e-3 * a.abs().max(1e-3), "{what}: {a} {b}");
+            }
+            if filter["paths"] == json!(["nowhere"]) {
+                assert!(answer.results.is_empty(), "{what}");
+            }
+        }
+    }
+    let bad: groundkit_retrieval::filter::Filter =
+        serde_json::from_value(json!({"paths": ["coast/[x"]})).expect("parsed");
+    let err = remote
+        .search(
+            "filtered",
+            &SearchParams {
+                filter: Some(bad),
+                ..params("tide", SearchMode::Lexical)
+            },
+            None,
+        )
+        .expect_err("a malformed glob");
+    assert_eq!(err.kind(), "validation_error");
 }
