@@ -55,6 +55,7 @@ fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
         content: Some(record.content),
         content_truncated: false,
         snippet: None,
+        collection: None,
     }
 }
 

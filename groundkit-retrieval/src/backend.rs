@@ -11,7 +11,9 @@ use crate::eval::{EvalQuery, EvalReport, Qrels, evaluate_judged, lines};
 use crate::model::{
     FetchChunkResponse, FusionMethod, IndexStatus, SearchMode, SearchParams, SearchResponse,
 };
+use crate::open::OpenCollection;
 use crate::search::{HitPlace, search};
+use crate::several::search_collections;
 use crate::status::index_status;
 use groundkit_core::Error;
 
@@ -33,6 +35,23 @@ pub trait Backend: Send + Sync {
         params: &SearchParams,
         embedder: Option<&dyn Embedder>,
     ) -> Result<SearchResponse, Error>;
+
+    /// Searches collections `names` (several, each named once) as one collection, each hit
+    /// naming its collection (the engine's `search_collections` says how scores compare
+    /// across them). A backend that cannot refuses with a `validation_error` on
+    /// `collections`.
+    fn search_collections(
+        &self,
+        names: &[String],
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        let _ = (names, params, embedder);
+        Err(Error::Validation {
+            field: "collections".to_owned(),
+            message: "this server's search cluster searches one collection at a time".to_owned(),
+        })
+    }
 
     /// Fetches chunk `chunk_id` of collection `name` and verifies its citation.
     fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error>;
@@ -81,6 +100,24 @@ impl Backend for LocalBackend {
         embedder: Option<&dyn Embedder>,
     ) -> Result<SearchResponse, Error> {
         search(&*self.cache.acquire(name)?, params, embedder)
+    }
+
+    fn search_collections(
+        &self,
+        names: &[String],
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        let opened = names
+            .iter()
+            .map(|name| self.cache.acquire(name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let named: Vec<(&str, &OpenCollection)> = names
+            .iter()
+            .zip(&opened)
+            .map(|(name, open)| (name.as_str(), &**open))
+            .collect();
+        search_collections(&named, params, embedder)
     }
 
     fn fetch_chunk(&self, name: &str, chunk_id: &str) -> Result<FetchChunkResponse, Error> {

@@ -303,6 +303,7 @@ mod tests {
                 end_line: Some(41),
             },
             scope: None,
+            collection: None,
         }
     }
 

@@ -113,6 +113,7 @@ pub mod model;
 mod open;
 pub mod rerank;
 mod search;
+mod several;
 pub mod source_file;
 mod status;
 mod store;
@@ -150,6 +151,7 @@ pub use search::{
     ChunkAddress, Fusion, HitPlace, RankedHits, check_dense, check_embedder, hit_document_id,
     hit_place, query_terms, query_vector, ranked_hits, search, validate_params,
 };
+pub use several::search_collections;
 pub use status::index_status;
 pub use store::ChunkRecord;
 

@@ -341,6 +341,9 @@ pub struct RetrievalResult {
     /// code outside any definition.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The collection the chunk belongs to, when a search asked several (`collections`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection: Option<String>,
 }
 
 impl RetrievalResult {
@@ -359,8 +362,12 @@ pub struct SearchMetadata {
     /// How a `hybrid` answer fused its two rankings; absent in the other modes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fusion: Option<FusionMethod>,
-    /// The collection generation the results come from.
+    /// The collection generation the results come from. For several collections, the sum of
+    /// their generations, which grows whenever one of them changes; `generations` has each.
     pub generation: u64,
+    /// The generation of each collection searched, when a search asked several.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub generations: std::collections::BTreeMap<String, u64>,
     /// The `top_k` asked for.
     pub top_k: u32,
     /// Analysed query terms used (0: every word was a stop word or punctuation).
@@ -395,6 +402,7 @@ impl SearchMetadata {
             fusion: (params.mode == SearchMode::Hybrid).then_some(params.fusion),
             top_k: params.top_k,
             generation,
+            generations: Default::default(),
             query_terms,
             reranked: false,
             rerank_model: None,

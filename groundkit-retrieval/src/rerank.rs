@@ -104,6 +104,7 @@ mod tests {
                     start_line: None,
                     end_line: None,
                 },
+                collection: None,
             })
             .collect()
     }

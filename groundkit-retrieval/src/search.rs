@@ -16,7 +16,7 @@ use crate::fusion::{
     DENSE_DEPTH, DENSE_WEIGHT, LEXICAL_DEPTH, MIN_MAX_DENSE_WEIGHT, RRF_K, min_max_fusion,
     reciprocal_rank_fusion,
 };
-use crate::lexical::{Keep, LexicalIndex, top_k};
+use crate::lexical::{Keep, LexicalIndex, Scope, top_k};
 use crate::model::{
     Citation, EmbeddingIdentity, Filter, FusionMethod, RetrievalResult, SearchMetadata, SearchMode,
     SearchParams, SearchResponse, SourceClass,
@@ -95,7 +95,7 @@ pub struct RankedHits {
 /// Where a ranked chunk is in the generation the ranking read: valid only with the
 /// [`OpenCollection`] it came from ([`hit_document_id`] reads its document id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ChunkAddress(DocAddress);
+pub struct ChunkAddress(pub(crate) DocAddress);
 
 /// The parameters of hybrid ranking.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -322,7 +322,10 @@ fn lexical_hits(
         &terms,
         &index.maxima,
         limit,
-        selection,
+        Scope {
+            keep: selection,
+            statistics: None,
+        },
     )
     .map_err(|err| Error::storage("lexical search failed", err))?;
     Ok(RankedHits {
@@ -388,7 +391,8 @@ pub fn hit_place(open: &OpenCollection, address: ChunkAddress) -> Result<HitPlac
     })
 }
 
-fn load_result(
+/// The result of rank `rank` for the chunk at `address` of `index`, with its score.
+pub(crate) fn load_result(
     index: &LexicalIndex,
     address: DocAddress,
     score: Score,
@@ -436,6 +440,7 @@ fn load_result(
         snippet: None,
         citation,
         scope: (!scope.is_empty()).then_some(scope),
+        collection: None,
     })
 }
 

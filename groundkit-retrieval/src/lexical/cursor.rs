@@ -4,16 +4,20 @@
 
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::postings::{Postings, SegmentPostings};
-use tantivy::query::Bm25Weight;
+use tantivy::query::{Bm25StatisticsProvider, Bm25Weight};
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocSet, Score, Searcher, SegmentReader, TERMINATED, Term};
+use tantivy::{DocSet, Score, SegmentReader, TERMINATED, Term};
 
-/// The BM25 weight of each of `terms` over the whole generation `searcher` reads: the same
-/// weight in every segment, so scores compare across segments.
-pub(super) fn weights(searcher: &Searcher, terms: &[Term]) -> tantivy::Result<Vec<Bm25Weight>> {
+/// The BM25 weight of each of `terms` over the whole of what `statistics` counts (a generation's
+/// searcher, or several collections' together): the same weight in every segment, so scores
+/// compare across segments.
+pub(super) fn weights(
+    statistics: &dyn Bm25StatisticsProvider,
+    terms: &[Term],
+) -> tantivy::Result<Vec<Bm25Weight>> {
     terms
         .iter()
-        .map(|term| Bm25Weight::for_terms(searcher, std::slice::from_ref(term)))
+        .map(|term| Bm25Weight::for_terms(statistics, std::slice::from_ref(term)))
         .collect()
 }
 

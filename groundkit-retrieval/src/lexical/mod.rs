@@ -5,11 +5,12 @@
 //! Building the next generation is `build`, with the `ingest` feature; `failure` renders
 //! tantivy's failures for the operator.
 
+use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::store::Compressor;
-use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy, Searcher};
+use tantivy::{Index, IndexReader, IndexSettings, ReloadPolicy, Searcher, Term};
 
 use crate::analysis::{ANALYZER_NAME, english_analyzer};
 use crate::collection::CollectionPaths;
@@ -31,7 +32,7 @@ pub(crate) use build::{ChunkDoc, GenerationBuilder, has_current_schema, remove_o
 use failure::tantivy_err;
 pub(crate) use maxima::WindowMaxima;
 use published::PublishedDirectory;
-pub(crate) use top::{Keep, top_k};
+pub(crate) use top::{Keep, Scope, top_k};
 
 /// The fields of a chunk document. Content and every citation field are stored, so a search
 /// answers from the one generation it opened without consulting SQLite.
@@ -129,6 +130,25 @@ pub(super) fn fields(schema: &Schema) -> Result<Fields, Error> {
         lines: get("start_line").ok().zip(get("end_line").ok()),
         format: get("format").ok(),
     })
+}
+
+/// The BM25 statistics of several generations (of several collections) taken together: what
+/// one index of all their chunks would count, so scores computed with them compare across the
+/// collections.
+pub(crate) struct Together<'a>(pub(crate) Vec<&'a Searcher>);
+
+impl Bm25StatisticsProvider for Together<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        self.0.iter().map(|s| s.total_num_tokens(field)).sum()
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.0.iter().map(|s| s.total_num_docs()).sum()
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.0.iter().map(|s| s.doc_freq(term)).sum()
+    }
 }
 
 /// Index settings of every generation: an uncompressed document store in 4 KiB blocks.

@@ -21,6 +21,7 @@
 use std::cmp::Reverse;
 use std::sync::Arc;
 
+use tantivy::query::Bm25StatisticsProvider;
 use tantivy::schema::Field;
 use tantivy::{DocAddress, Score, Searcher, Term};
 
@@ -31,6 +32,19 @@ use super::topn::{Ranked, TopN};
 /// Which chunks may enter a ranking (a filter's decision, per chunk).
 pub(crate) type Keep<'a> = &'a dyn Fn(DocAddress) -> bool;
 
+/// What a top k is taken over: the chunks that may enter, and the statistics scores are
+/// computed with.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Scope<'a> {
+    /// The chunks a filter keeps (`None`: every chunk).
+    pub(crate) keep: Option<Keep<'a>>,
+    /// The statistics of a whole the generation is part of, for scores that compare across
+    /// collections (`None`: the generation's own). A window maximum, computed with the
+    /// generation's own weight, is raised to bound the score under these
+    /// ([`bound_scale`]).
+    pub(crate) statistics: Option<&'a dyn Bm25StatisticsProvider>,
+}
+
 /// The best `k` hits so far.
 type Best = TopN<DocAddress>;
 
@@ -39,6 +53,9 @@ struct Cursor {
     postings: TermCursor,
     /// The term's highest score in each window, when it is in more chunks than a window holds.
     maxima: Option<Arc<[Score]>>,
+    /// What a window maximum is multiplied by to bound the term's score (1 but for scores
+    /// computed with other statistics than the maxima were).
+    scale: f64,
 }
 
 impl Cursor {
@@ -51,28 +68,29 @@ impl Cursor {
         if self.postings.done() {
             return 0.0;
         }
-        f64::from(match &self.maxima {
-            Some(maxima) => maxima[w],
-            None => self.postings.max_score(),
-        })
+        match &self.maxima {
+            Some(maxima) => f64::from(maxima[w]) * self.scale,
+            None => f64::from(self.postings.max_score()),
+        }
     }
 }
 
 /// The best `k` chunks for the distinct analysed `terms` (a disjunction of them, scored by BM25)
-/// over `searcher`'s segments, best first; with `keep`, the best `k` of the chunks it keeps (a
-/// chunk it leaves out is never offered, so the bounds stay bounds and the result exact).
+/// over `searcher`'s segments, best first; within `scope`: the best `k` of the chunks it keeps (a
+/// chunk it leaves out is never offered, so the bounds stay bounds and the result exact), scored
+/// with its statistics.
 pub fn top_k(
     searcher: &Searcher,
     field: Field,
     terms: &[String],
     maxima: &WindowMaxima,
     k: usize,
-    keep: Option<Keep<'_>>,
+    scope: Scope<'_>,
 ) -> tantivy::Result<Vec<(Score, DocAddress)>> {
     let readers = searcher.segment_readers();
     let mut order: Vec<usize> = (0..readers.len()).collect();
     order.sort_by_key(|&ord| Reverse(readers[ord].num_docs()));
-    top_k_in_order(searcher, field, terms, maxima, k, &order, keep)
+    top_k_in_order(searcher, field, terms, maxima, k, &order, scope)
 }
 
 /// [`top_k`], visiting the segments in `order` (any order gives the same hits).
@@ -83,7 +101,7 @@ fn top_k_in_order(
     maxima: &WindowMaxima,
     k: usize,
     order: &[usize],
-    keep: Option<Keep<'_>>,
+    scope: Scope<'_>,
 ) -> tantivy::Result<Vec<(Score, DocAddress)>> {
     if k == 0 || terms.is_empty() {
         return Ok(Vec::new());
@@ -92,7 +110,17 @@ fn top_k_in_order(
         .iter()
         .map(|t| Term::from_field_text(field, t))
         .collect();
-    let weights = weights(searcher, &terms)?;
+    let own = weights(searcher, &terms)?;
+    let (scored, scales) = match scope.statistics {
+        None => (own.clone(), vec![1.0; terms.len()]),
+        Some(whole) => (
+            weights(whole, &terms)?,
+            terms
+                .iter()
+                .map(|term| bound_scale(searcher, whole, term))
+                .collect::<tantivy::Result<_>>()?,
+        ),
+    };
     let window = maxima.window();
     let mut best = Best::new(k);
     let mut sums = vec![0.0f64; window as usize];
@@ -100,10 +128,11 @@ fn top_k_in_order(
     for &ord in order {
         let segment = &searcher.segment_readers()[ord];
         let mut cursors = Vec::with_capacity(terms.len());
-        for (term, weight) in terms.iter().zip(&weights) {
-            let Some(postings) = TermCursor::open(segment, field, term, weight)? else {
+        for (i, term) in terms.iter().enumerate() {
+            let Some(postings) = TermCursor::open(segment, field, term, &scored[i])? else {
                 continue;
             };
+            let weight = &own[i];
             let maxima = maxima.of(
                 ord as u32,
                 segment,
@@ -112,12 +141,16 @@ fn top_k_in_order(
                 weight,
                 postings.doc_freq(),
             )?;
-            cursors.push(Cursor { postings, maxima });
+            cursors.push(Cursor {
+                postings,
+                maxima,
+                scale: scales[i],
+            });
         }
         let mut search = SegmentSearch {
             segment: ord as u32,
             alive: segment.alive_bitset(),
-            keep,
+            keep: scope.keep,
             window,
             bounds: vec![0.0; cursors.len()],
             by_bound: (0..cursors.len()).collect(),
@@ -134,6 +167,34 @@ fn top_k_in_order(
         .into_iter()
         .map(|h| (h.score, h.key))
         .collect())
+}
+
+/// What `term`'s window maxima in `part` (scored with its own statistics) are multiplied by to
+/// bound its scores under the statistics of `whole`, which `part` belongs to.
+///
+/// A BM25 score is `idf * (k1 + 1) * tf / (tf + k1 * (1 - b + b * dl / avgdl))`. Under `whole`
+/// the idf changes by the ratio of the two idfs; a larger average length shrinks the
+/// denominator by at most the ratio of the averages, a smaller one only grows it. So every score
+/// grows by at most `idf ratio * max(1, avgdl ratio)`, and the maxima times that stay bounds
+/// (with a margin for rounding): the top k stays exact.
+fn bound_scale(
+    part: &Searcher,
+    whole: &dyn Bm25StatisticsProvider,
+    term: &Term,
+) -> tantivy::Result<f64> {
+    let field = term.field();
+    let stats = |s: &dyn Bm25StatisticsProvider| -> tantivy::Result<(f64, f64)> {
+        let docs = s.total_num_docs()? as f64;
+        let freq = s.doc_freq(term)? as f64;
+        let idf = (1.0 + (docs - freq + 0.5) / (freq + 0.5)).ln();
+        let average = s.total_num_tokens(field)? as f64 / docs.max(1.0);
+        Ok((idf, average))
+    };
+    let ((idf, average), (whole_idf, whole_average)) = (stats(part)?, stats(whole)?);
+    if idf <= 0.0 || average <= 0.0 {
+        return Ok(f64::INFINITY); // no bound: every window is read
+    }
+    Ok(whole_idf / idf * (whole_average / average).max(1.0) * (1.0 + 1e-4))
 }
 
 /// The search of one segment, window by window.
@@ -295,13 +356,24 @@ pub(super) mod tests {
         words: &[&str],
         k: usize,
     ) -> tantivy::Result<Vec<(Score, DocAddress)>> {
+        every_chunk_scored_in(searcher, searcher, body, words, k)
+    }
+
+    /// [`every_chunk_scored`], with the statistics of `whole`.
+    fn every_chunk_scored_in(
+        searcher: &Searcher,
+        whole: &dyn Bm25StatisticsProvider,
+        body: Field,
+        words: &[&str],
+        k: usize,
+    ) -> tantivy::Result<Vec<(Score, DocAddress)>> {
         let mut hits = Vec::new();
         for (ord, segment) in searcher.segment_readers().iter().enumerate() {
             let norms = segment.get_fieldnorms_reader(body)?;
             let mut sums = vec![None::<f64>; segment.max_doc() as usize];
             for word in words {
                 let term = Term::from_field_text(body, word);
-                let weight = Bm25Weight::for_terms(searcher, std::slice::from_ref(&term))?;
+                let weight = Bm25Weight::for_terms(whole, std::slice::from_ref(&term))?;
                 let inverted = segment.inverted_index(body)?;
                 let Some(mut postings) =
                     inverted.read_postings(&term, IndexRecordOption::WithFreqs)?
@@ -368,14 +440,70 @@ pub(super) mod tests {
                     WindowMaxima::new(64, 1 << 20),
                     WindowMaxima::new(4096, 1 << 20),
                 ] {
-                    let got = top_k(&searcher, body, &texts, &maxima, k, None)?;
+                    let got = top_k(&searcher, body, &texts, &maxima, k, Scope::default())?;
                     assert_eq!(got, expected, "{terms:?}, k {k}, {maxima:?}");
                     for order in [[0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]] {
-                        let got =
-                            top_k_in_order(&searcher, body, &texts, &maxima, k, &order, None)?;
+                        let got = top_k_in_order(
+                            &searcher,
+                            body,
+                            &texts,
+                            &maxima,
+                            k,
+                            &order,
+                            Scope::default(),
+                        )?;
                         assert_eq!(got, expected, "{terms:?}, k {k}, segments {order:?}");
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Scored with the statistics of a whole it is part of (a second index with other
+    /// frequencies and far longer chunks), a generation's top k is still exactly what scoring
+    /// every chunk with those statistics gives: the raised window maxima stay bounds.
+    #[test]
+    fn ranks_exactly_with_the_statistics_of_a_larger_whole() -> tantivy::Result<()> {
+        let (searcher, body) = segmented_index()?;
+        let mut schema = Schema::builder();
+        schema.add_text_field("id", STRING);
+        let other_body = schema.add_text_field("body", TEXT);
+        let other = Index::create_in_ram(schema.build());
+        let mut writer: IndexWriter = other.writer_with_num_threads(1, 15_000_000)?;
+        for n in 0..300 {
+            let mut doc = TantivyDocument::new();
+            let words = ["ant", "ant", "bee", "cat", "gnu"];
+            let long: Vec<&str> = (0..(5 + n % 40)).map(|i| words[(n + i) % 5]).collect();
+            doc.add_text(other_body, long.join(" "));
+            writer.add_document(doc)?;
+        }
+        writer.commit()?;
+        let other = other.reader()?.searcher();
+        assert_eq!(body, other_body, "both indexes number the field alike");
+        let whole = crate::lexical::Together(vec![&searcher, &other]);
+        for terms in [
+            &["ant"][..],
+            &["bee", "gnu"],
+            &["cat", "dog", "eel"],
+            &WORDS,
+        ] {
+            let texts: Vec<String> = terms.iter().map(|w| w.to_string()).collect();
+            for k in [1, 3, 10, 60] {
+                let expected = every_chunk_scored_in(&searcher, &whole, body, terms, k)?;
+                let maxima = WindowMaxima::new(64, 1 << 20);
+                let scope = Scope {
+                    keep: None,
+                    statistics: Some(&whole),
+                };
+                let got = top_k(&searcher, body, &texts, &maxima, k, scope)?;
+                assert_eq!(got, expected, "{terms:?}, k {k}");
+                let own = top_k(&searcher, body, &texts, &maxima, k, Scope::default())?;
+                assert_ne!(
+                    own.iter().map(|h| h.0).collect::<Vec<_>>(),
+                    got.iter().map(|h| h.0).collect::<Vec<_>>(),
+                    "the whole's statistics change the scores"
+                );
             }
         }
         Ok(())

@@ -175,9 +175,9 @@ impl DetailArg {
 /// `grk search`.
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
-    /// Collection to search.
-    #[arg(long, short)]
-    pub(crate) collection: String,
+    /// Collection to search; repeat to search several as one (`*`: every collection).
+    #[arg(long, short, required = true)]
+    pub(crate) collection: Vec<String>,
     /// Query text (plain text; no query syntax).
     pub(crate) query: String,
     /// Number of chunks to return (the service's default, 10, when absent).

@@ -113,8 +113,13 @@ pub(super) fn print_search(response: &SearchResponse) {
     }
     for hit in &response.results {
         let c = &hit.citation;
+        let collection = hit
+            .collection
+            .as_ref()
+            .map(|name| format!("{name}: "))
+            .unwrap_or_default();
         println!(
-            "{:>2}. {:.3}  {}  [{}..{}]  chunk {}",
+            "{:>2}. {:.3}  {collection}{}  [{}..{}]  chunk {}",
             hit.rank,
             hit.score,
             location(c),

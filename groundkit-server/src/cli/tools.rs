@@ -67,10 +67,13 @@ pub(super) fn search(
     reranking: Option<&Reranking>,
 ) -> Result<(), Error> {
     let mut arguments = json!({
-        "collection": args.collection,
         "query": args.query,
         "mode": args.mode.mode(),
     });
+    match args.collection.as_slice() {
+        [one] if one != "*" => arguments["collection"] = json!(one),
+        several => arguments["collections"] = json!(several),
+    }
     if let Some(top_k) = args.top_k {
         arguments["top_k"] = json!(top_k);
     }

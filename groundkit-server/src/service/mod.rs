@@ -21,6 +21,7 @@
 pub mod page;
 pub mod prompts;
 pub mod resources;
+mod target;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,6 +43,8 @@ use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::{AppState, Limits};
+pub use target::MAX_COLLECTIONS;
+use target::Target;
 
 /// The `top_k` used when a search does not ask for one.
 pub const DEFAULT_TOP_K: u32 = 10;
@@ -188,6 +191,17 @@ impl Backends {
         }
         op(self.local.as_ref())
     }
+
+    /// The names of every collection the backends hold, sorted, each once.
+    fn list_collections(&self) -> Result<Vec<String>, Error> {
+        let mut collections = self.local.list_collections()?;
+        if let Some(remote) = &self.remote {
+            collections.extend(remote.list_collections()?);
+            collections.sort();
+            collections.dedup();
+        }
+        Ok(collections)
+    }
 }
 
 // Every collection field declares the engine's one collection-name rule
@@ -198,9 +212,17 @@ impl Backends {
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
-    /// Collection to search: a name `list_collections` returns.
+    /// Collection to search: a name `list_collections` returns. Give `collection` or
+    /// `collections`.
     #[garde(pattern(retrieval::COLLECTION_NAME))]
-    pub collection: String,
+    pub collection: Option<String>,
+    /// Several collections to search as one (1 to 32 names `list_collections` returns, or
+    /// `["*"]` for all of them), instead of `collection`. Their chunks are ranked together as
+    /// if they were one collection: BM25 counts the words of all of them, so a chunk scores the
+    /// same whichever collection holds it; each hit names its `collection`. A collection that
+    /// does not exist fails the call with its name.
+    #[garde(custom(target::check_collections))]
+    pub collections: Option<Vec<String>>,
     /// What to look for, as plain text (no query syntax: `+ - : "` are ordinary characters).
     /// Must contain a character that is not white space.
     #[garde(
@@ -307,7 +329,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (Some(cursor), None) => Some(page::Cursor::parse(cursor)?),
     };
     let backends = Backends::of(ctx);
-    let collection = request.collection;
+    let target = Target::of(request.collection, request.collections)?;
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let detail = request.detail.unwrap_or_default();
     let max_chars = request.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
@@ -336,8 +358,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut response =
-            backends.serve(|b| b.search(&collection, &params, embedder.as_deref()))?;
+        let mut response = target.search(&backends, &params, embedder.as_deref())?;
         if let Some(start) = &start {
             if start.position.generation != response.metadata.generation {
                 return Err(Error::CursorExpired {
@@ -421,17 +442,8 @@ pub async fn list_collections(
     ctx: &ServiceContext,
     _request: ListCollectionsRequest,
 ) -> Result<ListCollectionsResponse, Error> {
-    let (local, remote) = (ctx.local.clone(), ctx.remote.clone());
-    let collections = blocking(move || {
-        let mut collections = local.list_collections()?;
-        if let Some(remote) = remote {
-            collections.extend(remote.list_collections()?);
-            collections.sort();
-            collections.dedup();
-        }
-        Ok(collections)
-    })
-    .await?;
+    let backends = Backends::of(ctx);
+    let collections = blocking(move || backends.list_collections()).await?;
     Ok(ListCollectionsResponse { collections })
 }
 

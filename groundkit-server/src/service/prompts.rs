@@ -65,7 +65,8 @@ pub async fn grounded_answer(
     let hits = search(
         ctx,
         SearchRequest {
-            collection: collection.clone(),
+            collection: Some(collection.clone()),
+            collections: None,
             query: arguments.question.clone(),
             top_k: Some(GROUNDING_CHUNKS),
             mode: None,

@@ -63,16 +63,17 @@ pub async fn collections(ctx: &ServiceContext) -> Result<Content, Error> {
     Content::json(&list_collections(ctx, ListCollectionsRequest {}).await?)
 }
 
-/// The links of a `search` answer: each hit's chunk resource, `grk://{collection}/chunks/{id}`,
-/// titled by its source and lines (`notes/tea.txt:1-7`).
+/// The links of a `search` answer: each hit's chunk resource, `grk://{collection}/chunks/{id}`
+/// (the collection the hit names, or else the one searched), titled by its source and lines
+/// (`notes/tea.txt:1-7`).
 pub fn search_links(arguments: &Value, answer: &Value) -> Vec<ResourceLink> {
-    let Some(collection) = arguments.get("collection").and_then(Value::as_str) else {
-        return Vec::new();
-    };
+    let searched = arguments.get("collection").and_then(Value::as_str);
     let hits = answer.get("results").and_then(Value::as_array);
     hits.into_iter()
         .flatten()
         .filter_map(|hit| {
+            let named = hit.get("collection").and_then(Value::as_str);
+            let collection = named.or(searched)?;
             let chunk_id = hit.get("chunk_id")?.as_str()?;
             let citation = hit.get("citation")?;
             let source = citation.get("source")?.as_str()?;

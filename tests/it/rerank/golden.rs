@@ -164,6 +164,7 @@ fn result(i: usize, content: &str) -> RetrievalResult {
             end_line: None,
         },
         scope: None,
+        collection: None,
     }
 }
 

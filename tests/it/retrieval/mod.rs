@@ -85,6 +85,7 @@ mod ingest;
 mod lines;
 mod listing;
 mod search;
+mod several;
 mod structure;
 
 use std::path::{Path, PathBuf};

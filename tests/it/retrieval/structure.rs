@@ -25,6 +25,7 @@ const ORDER: &[&str] = &[
     "open",
     "cache",
     "search",
+    "several",
     "budget",
     "citation",
     "status",

@@ -51,6 +51,7 @@ mod prompts;
 mod readme;
 mod resources;
 mod rest;
+mod several;
 pub(crate) mod transports;
 
 use std::sync::Arc;
