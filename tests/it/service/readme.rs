@@ -183,7 +183,7 @@ fn the_quick_start_shows_what_the_bundled_sample_answers() {
         checked += 1;
     }
     assert_eq!(
-        checked, 7,
+        checked, 8,
         "the quick start's examples with output: {examples:#?}"
     );
 }

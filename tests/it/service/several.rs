@@ -3,7 +3,7 @@
 //! a request naming both or neither of `collection` and `collections`, is refused alike
 //! everywhere.
 
-use groundkit_server::service::ServiceContext;
+use groundkit_server::service::{MAX_COLLECTIONS, ServiceContext};
 use serde_json::{Value, json};
 
 use super::corpus;
@@ -147,6 +147,18 @@ async fn a_bad_list_of_collections_is_refused_alike_everywhere() {
             Some("collections"),
         ),
     ];
+    let names = |n: usize| -> Vec<String> { (0..n).map(|i| format!("c{i}")).collect() };
+    let at_limit = json!({"collections": names(MAX_COLLECTIONS), "query": "tea"});
+    let (at, _, _) = surfaces.everywhere("search", at_limit).await;
+    assert_eq!(
+        at.json()["kind"],
+        "collection_not_found",
+        "32 names are read: {}",
+        at.body
+    );
+    let past = json!({"collections": names(MAX_COLLECTIONS + 1), "query": "tea"});
+    let (past, _, _) = surfaces.everywhere("search", past).await;
+    assert_eq!(past.json()["field"], "collections", "{}", past.body);
     for (arguments, kind, field) in cases {
         let (rest, http, stdio) = surfaces.everywhere("search", arguments.clone()).await;
         let problem = rest.json();
