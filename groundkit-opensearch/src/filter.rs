@@ -9,6 +9,8 @@
 use groundkit_retrieval::filter::{Filter, PathPattern};
 use serde_json::{Value, json};
 
+use crate::layout::modified_text;
+
 use groundkit_core::Error;
 
 /// The clause `filter` puts in a query (its check included: a malformed filter is the same
@@ -36,6 +38,16 @@ pub(crate) fn clause(filter: &Filter) -> Result<Value, Error> {
     }
     if !selector.document_ids().is_empty() {
         must.push(json!({ "terms": { "document_id": selector.document_ids() } }));
+    }
+    if let Some((start, end)) = selector.modified() {
+        let mut range = json!({ "gte": modified_text(start) });
+        if end < u64::MAX {
+            range["lt"] = json!(modified_text(end));
+        }
+        must.push(json!({ "range": { "modified": range } }));
+    }
+    for terms in selector.metadata() {
+        must.push(json!({ "terms": { "meta": terms } }));
     }
     Ok(json!({ "bool": { "filter": must, "must_not": must_not } }))
 }

@@ -76,9 +76,19 @@ pub(crate) fn generation_of(alias: &str, index: &str) -> Option<u64> {
 /// search matches (its content, or for source code its scope and content with their identifiers
 /// expanded, as the local engine indexes it) and is not kept in `_source`; 0, generations
 /// published before: searches match `content`. 2: besides, `source` and `source_class` are
-/// indexed and each chunk has its `format`, which filters read; generations of earlier layouts
-/// are not filtered.
+/// indexed and each chunk has its `format`, its source's `modified` time and its document's
+/// `meta` terms, which filters read; generations of earlier layouts are not filtered. The time
+/// is a keyword of [`modified_text`]'s zero-padded digits, not a number: the cluster rewrites a
+/// numeric range that none of a shard's values can meet to "match nothing" on that shard,
+/// which drops the shard from the term statistics a search gathers first, and scores would
+/// then depend on the filter.
 pub(crate) const LAYOUT: u32 = 2;
+
+/// How a chunk's modification time (seconds since the Unix epoch) is indexed: 20 digits, so
+/// that text order is number order.
+pub(crate) fn modified_text(seconds: u64) -> String {
+    format!("{seconds:020}")
+}
 
 /// What a generation index records about itself, in its mapping's `_meta.groundkit`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -167,6 +177,8 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
         "source": { "type": "keyword" },
         "source_class": { "type": "keyword" },
         "format": { "type": "keyword" },
+        "modified": { "type": "keyword" },
+        "meta": { "type": "keyword" },
         "extractor": { "type": "keyword", "index": false },
         "snapshot": { "type": "keyword", "index": false },
         "record_offset": { "type": "long", "index": false },

@@ -295,6 +295,12 @@ fn bulk_lines(chunk: &ExportedChunk) -> Result<Vec<u8>, Error> {
     if let Some(vector) = &chunk.vector {
         document["vector"] = json!(vector);
     }
+    if let Some(modified) = chunk.modified {
+        document["modified"] = json!(layout::modified_text(modified));
+    }
+    if !chunk.meta.is_empty() {
+        document["meta"] = json!(chunk.meta);
+    }
     let mut lines = Vec::with_capacity(1024);
     serde_json::to_writer(&mut lines, &action)
         .and_then(|()| {

@@ -52,6 +52,10 @@ pub fn code_terms(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 /// `code-text@1` for source code chunked as text): their chunks are indexed as code.
 pub const CODE_CHUNKER_PREFIX: &str = "code-";
 
+/// What the extractor of source code chunked as text (a language without a grammar in this
+/// build) starts with.
+pub const CODE_TEXT_CHUNKER: &str = "code-text@";
+
 /// Whether a document recorded with `extractor` is source code.
 pub fn is_code(extractor: Option<&str>) -> bool {
     extractor.is_some_and(|name| name.starts_with(CODE_CHUNKER_PREFIX))

@@ -19,6 +19,10 @@ pub struct ExportedChunk {
     pub record: ChunkRecord,
     /// Its vector (unit length) when the generation was ingested with an embedder.
     pub vector: Option<Vec<f32>>,
+    /// When its source was last modified, as ingest read it (seconds since the Unix epoch).
+    pub modified: Option<u64>,
+    /// Its document's metadata terms, as filters look for them (`filter::meta_term`).
+    pub meta: Vec<String>,
 }
 
 impl ExportedChunk {
@@ -79,6 +83,9 @@ pub fn export_chunks(
         let documents = segment
             .get_store_reader(1)
             .map_err(|err| Error::storage("cannot read the lexical index", err))?;
+        // Absent in a generation written before filters, or where no chunk has a value.
+        let modified = segment.fast_fields().u64("modified").ok();
+        let meta = segment.fast_fields().str("meta").ok().flatten();
         for doc in segment.doc_ids_alive() {
             let stored: TantivyDocument = documents
                 .get(doc)
@@ -93,7 +100,21 @@ pub fn export_chunks(
             let vector = rows
                 .get(&DocAddress::new(ordinal as u32, doc))
                 .and_then(|row| open.vectors().map(|v| v.vector(*row).to_vec()));
-            pending.push(ExportedChunk { record, vector });
+            let mut terms = Vec::new();
+            if let Some(meta) = &meta {
+                for ord in meta.term_ords(doc) {
+                    let mut term = String::new();
+                    meta.ord_to_str(ord, &mut term)
+                        .map_err(|err| Error::storage("cannot read a chunk's metadata", err))?;
+                    terms.push(term);
+                }
+            }
+            pending.push(ExportedChunk {
+                record,
+                vector,
+                modified: modified.as_ref().and_then(|c| c.first(doc)),
+                meta: terms,
+            });
             count += 1;
             if pending.len() == batch {
                 sink(std::mem::replace(&mut pending, Vec::with_capacity(batch)))?;

@@ -29,7 +29,8 @@ impl Filter {
         if let Some(field) = self.unknown.keys().next() {
             return Err(invalid(
                 field.clone(),
-                "is not a filter field (paths, exclude_paths, source_class, format, document_ids)"
+                "is not a filter field (paths, exclude_paths, source_class, format, document_ids, \
+                 modified_after, modified_before, metadata)"
                     .into(),
             ));
         }
@@ -79,12 +80,67 @@ impl Filter {
                 ));
             }
         }
+        let time = |name: &str, value: &Option<String>| {
+            value
+                .as_deref()
+                .map(|v| unix_seconds(v).ok_or_else(|| invalid(name.into(), TIME_FORMS.into())))
+                .transpose()
+        };
+        let modified = match (
+            time("modified_after", &self.modified_after)?,
+            time("modified_before", &self.modified_before)?,
+        ) {
+            (None, None) => None,
+            (after, before) => Some((after.unwrap_or(0), before.unwrap_or(u64::MAX))),
+        };
+        if self.metadata.len() > MAX_FILTER_VALUES {
+            return Err(invalid(
+                "metadata".into(),
+                format!("must name at most {MAX_FILTER_VALUES} fields"),
+            ));
+        }
+        let mut metadata = Vec::with_capacity(self.metadata.len());
+        for (name, value) in &self.metadata {
+            let field = format!("metadata.{name}");
+            let values = match value {
+                serde_json::Value::Array(items) if !items.is_empty() => items.iter().collect(),
+                serde_json::Value::Array(_) => Vec::new(),
+                one => vec![one],
+            };
+            let texts: Option<Vec<String>> = values
+                .into_iter()
+                .take(MAX_FILTER_VALUES + 1)
+                .map(|v| match v {
+                    serde_json::Value::String(s) => Some(meta_term(name, s)),
+                    serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {
+                        Some(meta_term(name, &v.to_string()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            match texts {
+                Some(texts) if !texts.is_empty() && texts.len() <= MAX_FILTER_VALUES => {
+                    metadata.push(texts);
+                }
+                _ => {
+                    return Err(invalid(
+                        field,
+                        format!(
+                            "must be a string, number or boolean, or a list of 1 to \
+                             {MAX_FILTER_VALUES} of them"
+                        ),
+                    ));
+                }
+            }
+        }
         Ok(Selector {
             include: patterns("paths", &self.paths)?,
             exclude: patterns("exclude_paths", &self.exclude_paths)?,
             classes: self.source_class.iter().map(|c| c.as_str()).collect(),
             formats: self.format.clone(),
             document_ids: self.document_ids.clone(),
+            modified,
+            metadata,
         })
     }
 }
@@ -97,6 +153,8 @@ pub struct Selector {
     classes: Vec<&'static str>,
     formats: Vec<String>,
     document_ids: Vec<String>,
+    modified: Option<(u64, u64)>,
+    metadata: Vec<Vec<String>>,
 }
 
 impl Selector {
@@ -134,6 +192,17 @@ impl Selector {
     /// The documents kept (empty: every document).
     pub fn document_ids(&self) -> &[String] {
         &self.document_ids
+    }
+
+    /// The modification times kept, from the first (inclusive) to the second (exclusive), in
+    /// seconds since the Unix epoch; `None`: any time, or none.
+    pub fn modified(&self) -> Option<(u64, u64)> {
+        self.modified
+    }
+
+    /// Per metadata field named, the terms ([`meta_term`]) a chunk's document must hold one of.
+    pub fn metadata(&self) -> &[Vec<String>] {
+        &self.metadata
     }
 }
 
@@ -186,11 +255,47 @@ impl PathPattern {
     }
 }
 
+/// What a time in a filter may be.
+const TIME_FORMS: &str =
+    "must be an RFC 3339 time (2026-12-01T09:30:00Z) or a date (2026-12-01), after 1970";
+
+/// `text` (RFC 3339, or a date: midnight UTC) in seconds since the Unix epoch; `None` when it is
+/// neither, or before the epoch.
+fn unix_seconds(text: &str) -> Option<u64> {
+    use time::format_description::well_known::Rfc3339;
+    let at = match time::OffsetDateTime::parse(text, &Rfc3339) {
+        Ok(at) => at,
+        Err(_) => {
+            let mut parts = text.splitn(3, '-');
+            let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+            let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+            if !(digits(year, 4) && digits(month, 2) && digits(day, 2)) {
+                return None;
+            }
+            let month = time::Month::try_from(month.parse::<u8>().ok()?).ok()?;
+            time::Date::from_calendar_date(year.parse().ok()?, month, day.parse().ok()?)
+                .ok()?
+                .midnight()
+                .assume_utc()
+        }
+    };
+    u64::try_from(at.unix_timestamp()).ok()
+}
+
+/// The term a document's metadata field `name` holding `value` is indexed as, and a filter
+/// looks for: the two joined by `=` (a field name holds none).
+pub fn meta_term(name: &str, value: &str) -> String {
+    format!("{name}={value}")
+}
+
 /// The format of a chunk of `source`, read with `extractor` (the recorded identity, if any):
 /// a code chunker's language, an extractor's format, or else the source's extension (see
 /// [`Filter::format`]).
 pub fn format_of(source: &str, extractor: Option<&str>) -> String {
-    if let Some(extractor) = extractor.filter(|e| !e.is_empty()) {
+    // Source code without a grammar here is chunked as text: its extension says what it is.
+    let extractor =
+        extractor.filter(|e| !e.is_empty() && !e.starts_with(crate::analysis::CODE_TEXT_CHUNKER));
+    if let Some(extractor) = extractor {
         // The last of an attachment's extractors read it: `mail-attachment@1+groundkit-docx@1`.
         let last = extractor.rsplit('+').next().unwrap_or(extractor);
         let name = last.split('@').next().unwrap_or(last);
@@ -282,12 +387,57 @@ mod tests {
                     .expect("a filter with an unknown field"),
                 "filter.author",
             ),
+            (
+                Filter {
+                    modified_after: Some("2026-13-01".into()),
+                    ..Filter::default()
+                },
+                "filter.modified_after",
+            ),
+            (
+                Filter {
+                    modified_before: Some("yesterday".into()),
+                    ..Filter::default()
+                },
+                "filter.modified_before",
+            ),
+            (
+                serde_json::from_value(serde_json::json!({"metadata": {"tags": {"a": 1}}}))
+                    .expect("a filter"),
+                "filter.metadata.tags",
+            ),
+            (
+                serde_json::from_value(serde_json::json!({"metadata": {"tags": []}}))
+                    .expect("a filter"),
+                "filter.metadata.tags",
+            ),
         ];
         for (filter, field) in cases {
             match filter.compile() {
                 Err(Error::Validation { field: got, .. }) => assert_eq!(got, field),
                 other => panic!("{field}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn times_are_rfc_3339_or_dates_at_midnight_utc() {
+        assert_eq!(unix_seconds("1970-01-01"), Some(0));
+        assert_eq!(unix_seconds("2026-12-01"), Some(1_796_083_200));
+        assert_eq!(
+            unix_seconds("2026-12-01T01:00:00+01:00"),
+            Some(1_796_083_200)
+        );
+        assert_eq!(unix_seconds("2026-12-01T00:00:01Z"), Some(1_796_083_201));
+        for bad in [
+            "1969-12-31",
+            "2026-2-01",
+            "2026-02-30",
+            "01/12/2026",
+            "",
+            "2026-12-01T25:00:00Z",
+        ] {
+            assert_eq!(unix_seconds(bad), None, "{bad}");
         }
     }
 
@@ -306,5 +456,6 @@ mod tests {
         assert_eq!(format_of("Makefile", None), "text");
         assert_eq!(format_of(".env", None), "text");
         assert_eq!(format_of("build.gradle", None), "gradle");
+        assert_eq!(format_of("app/Main.kt", Some("code-text@1")), "kt");
     }
 }

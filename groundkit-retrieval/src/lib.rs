@@ -176,9 +176,10 @@ pub const MAX_RANK_DEPTH: u32 = 1_001;
 pub const MAX_QUERY_CHARS: usize = 2048;
 
 /// The on-disk schema version stored in `PRAGMA user_version`. An ingest upgrades a store of
-/// every earlier version (from 1) in place; readers serve version 3 as it is (chunks without
-/// lines) and refuse 1 and 2 until it has.
-pub const SCHEMA_VERSION: u32 = 4;
+/// every earlier version (from 1) in place; readers serve versions 3 and 4 as they are (3:
+/// chunks without lines; before 5, documents without modification times and metadata) and
+/// refuse 1 and 2 until it has.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The `PRAGMA application_id` that identifies a groundkit collection ("GRK1").
 pub const APPLICATION_ID: i32 = 0x4752_4B31;

@@ -224,6 +224,23 @@ pub struct Filter {
     /// Keep only chunks of these documents (the `document_id`s of hits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub document_ids: Vec<String>,
+    /// Keep only chunks of files modified at or after this time: RFC 3339
+    /// (`2026-12-01T09:30:00Z`) or a date (`2026-12-01`, midnight UTC). The time is the file's
+    /// when ingest last read a change in it; sources without one (BEIR records, URLs) never
+    /// pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_after: Option<String>,
+    /// Keep only chunks of files modified before this time (the same forms as
+    /// `modified_after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_before: Option<String>,
+    /// Keep only chunks of Markdown files whose front matter (YAML between `---` lines or TOML
+    /// between `+++` lines) has these fields: each named field must hold the value given, or
+    /// one of the values of a list given (`{"tags": ["rust", "cli"], "draft": false}`); a field
+    /// holding a list matches when any of its items does. Values compare exactly, as text:
+    /// `true`, `3`, `"2026-05-01"`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metadata: std::collections::BTreeMap<String, serde_json::Value>,
     /// Any other field, refused by `Filter::compile` as a `validation_error` naming it (read
     /// here rather than refused by the parser, which would call it an `invalid_request`).
     #[serde(flatten, skip_serializing)]

@@ -64,6 +64,26 @@ impl OpenError {
 pub(crate) struct SourceFile {
     pub(crate) file: File,
     pub(crate) len: u64,
+    /// When the opened file was last modified, in seconds since the Unix epoch (`None` when
+    /// the platform does not say, or before the epoch).
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
+    pub(crate) modified: Option<u64>,
+}
+
+impl SourceFile {
+    /// The opened `file`, as its metadata `meta` (read from the handle) describes it.
+    fn new(file: File, meta: &std::fs::Metadata) -> Self {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs());
+        Self {
+            len: meta.len(),
+            modified,
+            file,
+        }
+    }
 }
 
 /// Opens `path` for reading if, and only if, it is a regular file inside `root` (see the module
@@ -81,10 +101,7 @@ pub(crate) fn open_within(path: &Path, root: &Path) -> Result<SourceFile, OpenEr
     if !resolves_to_same_file_within(path, root, &meta) {
         return Err(OpenError::Outside);
     }
-    Ok(SourceFile {
-        len: meta.len(),
-        file,
-    })
+    Ok(SourceFile::new(file, &meta))
 }
 
 /// The file named first and opened second (steps 1 to 5 of the module documentation).
@@ -129,10 +146,7 @@ mod linux {
         if !meta.is_file() || !same_file(named, &meta) {
             return Err(OpenError::NotRegular);
         }
-        Ok(SourceFile {
-            len: meta.len(),
-            file,
-        })
+        Ok(SourceFile::new(file, &meta))
     }
 
     fn handle_path(file: &File) -> PathBuf {

@@ -27,10 +27,34 @@ impl std::fmt::Debug for Selection {
     }
 }
 
-/// The conditions of one segment: per constrained field, its ordinals column and the passing
-/// ordinals.
+/// The conditions of one segment, each on one column.
 struct SegmentSelection {
-    fields: Vec<(Column<u64>, Ordinals)>,
+    checks: Vec<Check>,
+}
+
+/// One condition on one column of a segment.
+enum Check {
+    /// The chunk's one term is among the ordinals.
+    One(Column<u64>, Ordinals),
+    /// One of the chunk's terms is among the ordinals.
+    Any(Column<u64>, Ordinals),
+    /// The chunk's value lies in the range (start inclusive, end exclusive).
+    Range(Column<u64>, u64, u64),
+    /// No chunk passes (the segment lacks the column: none of its chunks has the value).
+    None,
+}
+
+impl Check {
+    fn keeps(&self, doc: DocId) -> bool {
+        match self {
+            Check::One(column, set) => column.first(doc).is_some_and(|ord| set.contains(ord)),
+            Check::Any(column, set) => column.values_for_doc(doc).any(|ord| set.contains(ord)),
+            Check::Range(column, start, end) => column
+                .first(doc)
+                .is_some_and(|t| (*start..*end).contains(&t)),
+            Check::None => false,
+        }
+    }
 }
 
 /// A set of term ordinals.
@@ -190,7 +214,7 @@ impl Selection {
 
 impl SegmentSelection {
     fn new(selector: &Selector, segment: &SegmentReader) -> Result<Self, Error> {
-        let mut fields = Vec::new();
+        let mut checks = Vec::new();
         if selector.has_paths() {
             let source = StrField::open(segment, "source")?;
             let mut set = Ordinals::new(source.terms());
@@ -203,7 +227,7 @@ impl SegmentSelection {
             for pattern in selector.exclude() {
                 source.apply(pattern, &mut set, false)?;
             }
-            fields.push((source.column.ords().clone(), set));
+            checks.push(Check::One(source.column.ords().clone(), set));
         }
         let exact = [
             ("source_class", selector.classes().to_vec()),
@@ -222,15 +246,33 @@ impl SegmentSelection {
             }
             let field = StrField::open(segment, name)?;
             let set = field.exact(values)?;
-            fields.push((field.column.ords().clone(), set));
+            checks.push(Check::One(field.column.ords().clone(), set));
         }
-        Ok(Self { fields })
+        if let Some((start, end)) = selector.modified() {
+            StrField::open(segment, "format")?; // a generation written before filters
+            let column = segment.fast_fields().u64("modified").ok();
+            checks.push(match column {
+                Some(column) => Check::Range(column, start, end),
+                None => Check::None,
+            });
+        }
+        for terms in selector.metadata() {
+            StrField::open(segment, "format")?;
+            let found = segment.fast_fields().str("meta").map_err(unreadable)?;
+            checks.push(match found {
+                Some(column) => {
+                    let field = StrField { column };
+                    let set = field.exact(terms.iter().map(String::as_str))?;
+                    Check::Any(field.column.ords().clone(), set)
+                }
+                None => Check::None,
+            });
+        }
+        Ok(Self { checks })
     }
 
     fn keeps(&self, doc: DocId) -> bool {
-        self.fields
-            .iter()
-            .all(|(column, set)| column.first(doc).is_some_and(|ord| set.contains(ord)))
+        self.checks.iter().all(|check| check.keeps(doc))
     }
 }
 

@@ -93,6 +93,8 @@ fn ingest_one(
                 hash,
                 text,
                 chunks,
+                modified: None,
+                metadata: Default::default(),
             })
         })
         .map(Some)

@@ -9,6 +9,7 @@
 #[cfg(feature = "office")]
 mod attachments;
 mod discover;
+mod front_matter;
 mod ledger;
 mod sources;
 mod stage;

@@ -19,6 +19,7 @@ use crate::collection::CollectionPaths;
 use crate::extract::{self, BEIR_EXTRACTOR, BeirRecord, ExtractError, HTML_EXTRACTOR};
 use crate::ingest::ItemOutcome;
 use crate::ingest::discover::FileKind;
+use crate::ingest::front_matter::{self, Metadata};
 use crate::ingest::writer::{Change, Prepared, Writer};
 use crate::model::SourceClass;
 #[cfg(feature = "office")]
@@ -108,7 +109,9 @@ pub(super) fn stage_file(
     max_bytes: usize,
     known: &Known,
 ) -> Result<StagedFile, FileError> {
-    let bytes = read_bounded(open(path, base)?, MAX_SOURCE_BYTES)?;
+    let source = open(path, base)?;
+    let modified = source.modified;
+    let bytes = read_bounded(source, MAX_SOURCE_BYTES)?;
     let (class, extractor) = match kind {
         FileKind::Text => (SourceClass::Text, None),
         FileKind::Html => (SourceClass::Extracted, Some(HTML_EXTRACTOR)),
@@ -144,7 +147,9 @@ pub(super) fn stage_file(
                 max_bytes,
             ),
         };
-        prepared(rel, class, extractor, &hash, chunks, text, max_bytes)
+        prepared(
+            rel, class, extractor, &hash, chunks, text, max_bytes, modified,
+        )
     });
     Ok(StagedFile {
         rel: rel.to_owned(),
@@ -159,6 +164,7 @@ pub(super) fn stage_file(
 
 /// The document of a file source holding `text`, cut into `chunks` (by the text chunker when
 /// `None`); a text of only whitespace is skipped.
+#[allow(clippy::too_many_arguments)]
 fn prepared(
     rel: &str,
     class: SourceClass,
@@ -167,11 +173,19 @@ fn prepared(
     chunks: Option<Vec<Span>>,
     text: String,
     max_bytes: usize,
+    modified: Option<u64>,
 ) -> Result<Prepared, FileError> {
     if text.trim().is_empty() {
         return Err(FileError::Skip("contains no text".into()));
     }
+    let metadata = if class == SourceClass::Text && front_matter::applies_to(rel) {
+        front_matter::read(&text)
+    } else {
+        Metadata::new()
+    };
     Ok(Prepared {
+        modified,
+        metadata,
         document_id: rel.to_owned(),
         source: rel.to_owned(),
         class,
@@ -263,7 +277,9 @@ pub(super) fn stage_code(
     known: &Known,
 ) -> Result<StagedFile, FileError> {
     use crate::code::{self, SourceKind, TEXT_CHUNKER};
-    let bytes = read_bounded(open(path, base)?, MAX_SOURCE_BYTES)?;
+    let source = open(path, base)?;
+    let modified = source.modified;
+    let bytes = read_bounded(source, MAX_SOURCE_BYTES)?;
     if let Some(reason) = code::skip::skip_by_content(&bytes) {
         return Err(FileError::NotSource(reason));
     }
@@ -302,6 +318,7 @@ pub(super) fn stage_code(
             Some(chunks),
             text,
             max_bytes,
+            modified,
         )
     });
     Ok(StagedFile {
@@ -351,6 +368,8 @@ pub(super) fn ingest_url(
             hash,
             text: fetched.text,
             chunks: None,
+            modified: None,
+            metadata: Metadata::new(),
         })
     })
 }
@@ -439,6 +458,8 @@ pub(super) fn ingest_beir(
                 hash,
                 text,
                 chunks: None,
+                modified: None,
+                metadata: Metadata::new(),
             })
         })?;
         writer.count(&change);

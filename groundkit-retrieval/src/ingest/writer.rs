@@ -14,6 +14,7 @@ use crate::chunk::{LineIndex, Span, is_code, text_chunks};
 use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
 use crate::filter::format_of;
+use crate::ingest::front_matter::{Metadata, meta_terms, metadata_json};
 use crate::ingest::ledger::Ledger;
 use crate::ingest::{IngestFailure, IngestOptions, IngestSummary};
 use crate::lexical::{
@@ -38,6 +39,10 @@ pub(super) struct Prepared {
     /// The document's chunks, already cut (with their scopes) by the code chunker or along the
     /// units of an extracted document; `None` cuts `text` with the text chunker.
     pub(super) chunks: Option<Vec<Span>>,
+    /// When the source file was last modified, as opened (seconds since the Unix epoch).
+    pub(super) modified: Option<u64>,
+    /// The document's metadata (a Markdown file's front matter).
+    pub(super) metadata: Metadata,
 }
 
 pub(super) enum Change {
@@ -213,7 +218,7 @@ impl<'a> Writer<'a> {
     ) -> Result<Change, E> {
         self.ledger.see(document_id)?;
         let stored = self.stored(document_id)?;
-        if stored.as_ref().is_some_and(|row| row.content_hash == hash) {
+        if stored.as_ref().is_some_and(|row| row.is_current(&hash)) {
             return Ok(Change::Unchanged);
         }
         Ok(self.write(prepare(hash)?, stored.is_some())?)
@@ -228,7 +233,8 @@ impl<'a> Writer<'a> {
     ) -> Result<super::sources::Known, Error> {
         let mut known = super::sources::Known::new();
         for id in document_ids {
-            if let Some(row) = self.stored(id)? {
+            // A document written before stores kept metadata is read again, as if changed.
+            if let Some(row) = self.stored(id)?.filter(|row| row.metadata.is_some()) {
                 known.insert(id.to_owned(), row.content_hash);
             }
         }
@@ -260,6 +266,7 @@ impl<'a> Writer<'a> {
         }
         let fields = builder.fields;
         let format = format_of(&doc.source, doc.extractor);
+        let meta = meta_terms(&doc.metadata);
         let line_index =
             (doc.class == SourceClass::Text).then(|| LineIndex::new(doc.text.as_bytes()));
         let lines: Vec<Option<(u32, u32)>> = spans
@@ -280,6 +287,8 @@ impl<'a> Writer<'a> {
                 scope: &chunk.scope,
                 lines: *lines,
                 format: &format,
+                modified: doc.modified,
+                meta: &meta,
             }))?;
         }
         if replacing {
@@ -310,6 +319,8 @@ impl<'a> Writer<'a> {
                 snapshot: doc.snapshot.as_deref(),
                 content_hash: &doc.hash,
                 record_offset: doc.record_offset,
+                modified: doc.modified,
+                metadata: &metadata_json(&doc.metadata),
             },
             &chunks,
         )?;

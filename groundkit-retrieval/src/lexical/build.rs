@@ -50,6 +50,10 @@ pub struct ChunkDoc<'a> {
     pub lines: Option<(u32, u32)>,
     /// The chunk's format (as the filter module's `format_of` names it).
     pub format: &'a str,
+    /// When its source was last modified (seconds since the Unix epoch), when known.
+    pub modified: Option<u64>,
+    /// Its document's metadata terms (the filter module's `meta_term`).
+    pub meta: &'a [String],
 }
 
 thread_local! {
@@ -99,8 +103,14 @@ impl Fields {
             doc.add_u64(start_field, u64::from(start));
             doc.add_u64(end_field, u64::from(end));
         }
-        if let Some(format) = self.format {
+        if let Some((format, modified, meta)) = self.filtered {
             doc.add_text(format, chunk.format);
+            if let Some(time) = chunk.modified {
+                doc.add_u64(modified, time);
+            }
+            for term in chunk.meta {
+                doc.add_text(meta, term);
+            }
         }
         doc
     }
@@ -128,11 +138,11 @@ impl Default for WriterConfig {
 }
 
 /// Whether the published generation in `dir` has this build's schema (a generation written
-/// before chunks had scopes, lines or formats does not, and the next one is built from the store
+/// before chunks had scopes, lines or the fields filters read does not, and the next one is built from the store
 /// instead).
 pub fn has_current_schema(dir: &Path) -> bool {
     Index::open_in_dir(dir).is_ok_and(|index| {
-        fields(&index.schema()).is_ok_and(|f| f.lines.is_some() && f.format.is_some())
+        fields(&index.schema()).is_ok_and(|f| f.lines.is_some() && f.filtered.is_some())
     })
 }
 

@@ -62,11 +62,12 @@ pub(crate) struct Fields {
     /// sources). `None` in a generation written before chunks had lines, which is served
     /// without them.
     pub lines: Option<(Field, Field)>,
-    /// The chunk's format (as the filter module's `format_of` names it; stored, and with the source, its class
-    /// and the document id, a fast field filters read). `None` in a generation written before
-    /// filters, which is served but not filtered.
+    /// The fields only filters read (fast fields, besides the source, its class and the
+    /// document id): the chunk's format (as the filter module's `format_of` names it; also
+    /// stored), its source's modification time, its document's metadata terms. `None` in a
+    /// generation written before filters, which is served but not filtered.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
-    pub format: Option<Field>,
+    pub filtered: Option<(Field, Field, Field)>,
 }
 
 /// Text options of the searchable content field: the English analyser, frequencies without
@@ -108,6 +109,8 @@ pub fn schema() -> Schema {
     builder.add_u64_field("start_line", NumericOptions::default().set_stored());
     builder.add_u64_field("end_line", NumericOptions::default().set_stored());
     builder.add_text_field("format", filterable());
+    builder.add_u64_field("modified", NumericOptions::default().set_fast());
+    builder.add_text_field("meta", TextOptions::default().set_fast("raw"));
     builder.build()
 }
 
@@ -128,7 +131,10 @@ pub(super) fn fields(schema: &Schema) -> Result<Fields, Error> {
         end: get("end")?,
         scope: get("scope")?,
         lines: get("start_line").ok().zip(get("end_line").ok()),
-        format: get("format").ok(),
+        filtered: match (get("format"), get("modified"), get("meta")) {
+            (Ok(format), Ok(modified), Ok(meta)) => Some((format, modified, meta)),
+            _ => None,
+        },
     })
 }
 

@@ -28,7 +28,9 @@ CREATE TABLE documents (
     snapshot     TEXT,
     content_hash TEXT NOT NULL,
     chunk_count  INTEGER NOT NULL,
-    record_offset INTEGER
+    record_offset INTEGER,
+    modified     INTEGER,
+    metadata     TEXT
 ) STRICT;
 CREATE TABLE chunks (
     chunk_id     TEXT PRIMARY KEY,
@@ -88,6 +90,12 @@ const CHUNK_LINES: &str = "ALTER TABLE chunks ADD COLUMN start_line INTEGER;
 const MIGRATE_FROM_3: &str = "ALTER TABLE superseded_chunks ADD COLUMN start_line INTEGER;
     ALTER TABLE superseded_chunks ADD COLUMN end_line INTEGER;";
 
+/// Upgrades a version-4 store: documents get their source's modification time and their
+/// metadata (a Markdown file's front matter). Both stay NULL until the next ingest reads the
+/// document again, which it does for every document whose metadata is NULL.
+const MIGRATE_FROM_4: &str = "ALTER TABLE documents ADD COLUMN modified INTEGER;
+    ALTER TABLE documents ADD COLUMN metadata TEXT;";
+
 /// Opens (creating when absent) a collection's store for ingest, and says whether it upgraded
 /// the store from an earlier schema version.
 ///
@@ -112,9 +120,14 @@ pub(crate) fn open_for_write(paths: &CollectionPaths) -> Result<(Connection, boo
         .map_err(sql_err("cannot configure the collection"))?;
     let mut version = schema_version(&conn)?;
     let upgrade = match version {
-        1 => Some(format!("{MIGRATE_FROM_1} {SUPERSEDED} {CHUNK_LINES}")),
-        2 => Some(format!("{MIGRATE_FROM_2} {CHUNK_LINES} {MIGRATE_FROM_3}")),
-        3 => Some(format!("{CHUNK_LINES} {MIGRATE_FROM_3}")),
+        1 => Some(format!(
+            "{MIGRATE_FROM_1} {SUPERSEDED} {CHUNK_LINES} {MIGRATE_FROM_4}"
+        )),
+        2 => Some(format!(
+            "{MIGRATE_FROM_2} {CHUNK_LINES} {MIGRATE_FROM_3} {MIGRATE_FROM_4}"
+        )),
+        3 => Some(format!("{CHUNK_LINES} {MIGRATE_FROM_3} {MIGRATE_FROM_4}")),
+        4 => Some(MIGRATE_FROM_4.to_owned()),
         _ => None,
     };
     let upgraded = upgrade.is_some();
@@ -178,10 +191,15 @@ pub(crate) struct DocumentRow {
     pub(crate) source_class: SourceClass,
     pub(crate) content_hash: String,
     pub(crate) extractor: Option<String>,
+    /// When the source was last modified (seconds since the Unix epoch), as read.
+    pub(crate) modified: Option<u64>,
+    /// The document's metadata as JSON; `None` in a document written before stores kept it,
+    /// which the next ingest reads again.
+    pub(crate) metadata: Option<String>,
 }
 
-const DOCUMENT_ROW: &str =
-    "SELECT document_id, source, source_class, content_hash, extractor FROM documents";
+const DOCUMENT_ROW: &str = "SELECT document_id, source, source_class, content_hash, extractor, \
+     modified, metadata FROM documents";
 
 fn document_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, DocumentRow)> {
     Ok((
@@ -191,8 +209,18 @@ fn document_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, DocumentRo
             source_class: source_class_at(row, 2)?,
             content_hash: row.get(3)?,
             extractor: row.get(4)?,
+            modified: row.get::<_, Option<i64>>(5)?.map(|t| t.max(0) as u64),
+            metadata: row.get(6)?,
         },
     ))
+}
+
+impl DocumentRow {
+    /// Whether the row holds the document with content `hash` as this build records it (a
+    /// document written before stores kept metadata is not: the next ingest reads it again).
+    pub(crate) fn is_current(&self, hash: &str) -> bool {
+        self.content_hash == hash && self.metadata.is_some()
+    }
 }
 
 /// The stored row of `document_id`, if the store holds it.
@@ -247,6 +275,10 @@ pub(crate) struct NewDocument<'a> {
     pub(crate) content_hash: &'a str,
     /// Where a BEIR record's line starts in its corpus file.
     pub(crate) record_offset: Option<u64>,
+    /// When the source was last modified, in seconds since the Unix epoch, as read.
+    pub(crate) modified: Option<u64>,
+    /// The document's metadata as JSON (`{}` when it has none).
+    pub(crate) metadata: &'a str,
 }
 
 /// A chunk about to be written.
@@ -318,8 +350,8 @@ pub(crate) fn insert_document(
         .prepare_cached(
             "INSERT INTO documents
              (document_id, source, source_class, extractor, snapshot, content_hash, chunk_count,
-              record_offset)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+              record_offset, modified, metadata)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )
         .map_err(sql_err("cannot insert a document"))?;
     insert_doc
@@ -332,6 +364,8 @@ pub(crate) fn insert_document(
             doc.content_hash,
             chunks.len() as i64,
             doc.record_offset.map(|o| o as i64),
+            doc.modified.map(|t| t as i64),
+            doc.metadata,
         ])
         .map_err(sql_err("cannot insert a document"))?;
     let mut insert_chunk = conn

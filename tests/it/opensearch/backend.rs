@@ -697,8 +697,15 @@ fn filters_in_the_cluster_keep_what_the_local_engine_keeps() {
             "Crossing time zones disrupts the body clock; morning light resets it.",
         ),
     ];
-    for (path, text) in files {
-        fx.write(path, text);
+    for (i, (path, text)) in files.into_iter().enumerate() {
+        let written = fx.write(path, text);
+        // A day apart from 2026-01-01 on, in the order of the list.
+        let time = 1_767_225_600 + 86_400 * i as u64;
+        std::fs::File::options()
+            .write(true)
+            .open(&written)
+            .and_then(|f| f.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(time)))
+            .expect("set the modification time");
     }
     let model = crate::embed::minilm();
     ingest(&fx, "filtered", Some(model.clone()));
@@ -713,6 +720,12 @@ fn filters_in_the_cluster_keep_what_the_local_engine_keeps() {
         json!({"source_class": ["extracted"]}),
         json!({"format": ["markdown"], "exclude_paths": ["sky/**"]}),
         json!({"document_ids": ["coast/pools.txt", "sky/moon.md"]}),
+        json!({"metadata": {"tags": "moon"}}),
+        json!({"metadata": {"tags": ["sea", "x"], "draft": false}}),
+        json!({"modified_after": "2026-01-03", "modified_before": "2026-01-06T00:00:00Z"}),
+        json!({"modified_before": "2026-01-02"}),
+        json!({"paths": ["coast/tides.md"]}),
+        json!({"modified_before": "2026-01-02", "paths": ["coast"]}),
         json!({"paths": ["nowhere"]}),
     ];
     for filter in filters {

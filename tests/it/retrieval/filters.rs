@@ -332,3 +332,116 @@ fn through_the_graph_a_selective_filter_is_answered_exactly() {
         assert_eq!(hits(&graph), hits(&exact), "{query}");
     }
 }
+
+/// Sets the modification time of `path` to midnight UTC of day `date` (`YYYY-MM-DD`).
+fn set_modified(path: &std::path::Path, unix_seconds: u64) {
+    let file = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open to set its time");
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix_seconds))
+        .expect("set the modification time");
+}
+
+#[test]
+fn modification_times_and_front_matter_filter_exactly() {
+    const DAY: u64 = 86_400;
+    // 2026-01-01, 2026-06-01, 2026-09-01, 2026-11-01 at midnight UTC.
+    let (jan, jun, sep, nov) = (1_767_225_600, 1_780_272_000, 1_788_220_800, 1_793_491_200);
+    let fx = Fixture::new();
+    let files = [
+        (
+            "a.md",
+            "---\ntitle: Harbour tides\ntags: [rust, cli]\ndraft: false\nrevision: 3\n---\n\
+             The harbour tide tables.\n",
+            jan,
+        ),
+        (
+            "b.md",
+            "+++\ntags = [\"tea\"]\ndraft = true\n+++\nA harbour cafe serves tea at high tide.\n",
+            jun,
+        ),
+        (
+            "c.md",
+            "The harbour master reads the tide each morning.\n",
+            sep,
+        ),
+        (
+            "d.txt",
+            "---\ntags: [rust]\n---\nNot Markdown: the harbour tide has no front matter here.\n",
+            nov,
+        ),
+    ];
+    for (name, text, time) in files {
+        let path = fx.write(name, text);
+        set_modified(&path, time);
+    }
+    fx.ingest_all("c");
+    let found = |filter: serde_json::Value| -> Vec<String> {
+        let filter: Filter = serde_json::from_value(filter).expect("a filter");
+        let answer = search(
+            &fx,
+            "c",
+            "harbour tide",
+            10,
+            SearchMode::Lexical,
+            Some(filter),
+        )
+        .expect("search");
+        let mut sources: Vec<String> = answer
+            .results
+            .into_iter()
+            .map(|r| r.citation.source)
+            .collect();
+        sources.sort();
+        sources
+    };
+    let cases = [
+        (json!({"metadata": {"tags": "rust"}}), &["a.md"][..]),
+        (
+            json!({"metadata": {"tags": ["tea", "cli"]}}),
+            &["a.md", "b.md"],
+        ),
+        (json!({"metadata": {"draft": false}}), &["a.md"]),
+        (
+            json!({"metadata": {"draft": true, "tags": "tea"}}),
+            &["b.md"],
+        ),
+        (json!({"metadata": {"revision": 3}}), &["a.md"]),
+        (json!({"metadata": {"title": "Harbour tides"}}), &["a.md"]),
+        (json!({"metadata": {"title": "harbour tides"}}), &[]),
+        (
+            json!({"modified_after": "2026-06-01"}),
+            &["b.md", "c.md", "d.txt"],
+        ),
+        (json!({"modified_before": "2026-06-01"}), &["a.md"]),
+        (
+            json!({"modified_after": "2026-06-01T00:00:01Z", "modified_before": "2026-11-01"}),
+            &["c.md"],
+        ),
+        (
+            json!({"modified_after": "2026-05-31", "format": ["markdown"], "metadata": {"draft": true}}),
+            &["b.md"],
+        ),
+    ];
+    for (filter, expected) in cases {
+        assert_eq!(found(filter.clone()), expected, "{filter}");
+    }
+    // The time is the file's when ingest read its content: an unchanged file keeps it.
+    set_modified(&fx.base.join("a.md"), nov + DAY);
+    fx.ingest_all("c");
+    assert_eq!(found(json!({"modified_before": "2026-06-01"})), ["a.md"]);
+    // A changed file is read again, with its new time and front matter.
+    let path = fx.write(
+        "a.md",
+        "---\ntags: [go]\n---\nThe harbour tide, rewritten.\n",
+    );
+    set_modified(&path, nov + DAY);
+    fx.ingest_all("c");
+    assert_eq!(found(json!({"modified_after": "2026-11-02"})), ["a.md"]);
+    assert_eq!(
+        found(json!({"metadata": {"tags": "rust"}})),
+        Vec::<String>::new()
+    );
+    assert_eq!(found(json!({"metadata": {"tags": "go"}})), ["a.md"]);
+}

@@ -9,6 +9,7 @@ use rusqlite::Connection;
 use crate::chunk::is_code;
 use crate::collection::CollectionPaths;
 use crate::filter::format_of;
+use crate::ingest::front_matter::{meta_terms, parse_metadata};
 use crate::ingest::{CommitStep, IngestProgress, IngestSummary};
 use crate::lexical::{ChunkDoc, remove_other_generations};
 use crate::store;
@@ -120,6 +121,7 @@ impl Writer<'_> {
             let fields = builder.fields;
             let code = is_code(row.extractor.as_deref());
             let format = format_of(&row.source, row.extractor.as_deref());
+            let meta = meta_terms(&parse_metadata(row.metadata.as_deref()));
             for chunk in write::chunks_of(conn, &document_id)? {
                 builder.add(fields.document(&ChunkDoc {
                     chunk_id: &chunk.chunk_id,
@@ -134,6 +136,8 @@ impl Writer<'_> {
                     scope: &chunk.scope,
                     lines: chunk.lines,
                     format: &format,
+                    modified: row.modified,
+                    meta: &meta,
                 }))?;
             }
             Ok(())
