@@ -218,10 +218,18 @@ impl<'a> Writer<'a> {
     ) -> Result<Change, E> {
         self.ledger.see(document_id)?;
         let stored = self.stored(document_id)?;
-        if stored.as_ref().is_some_and(|row| row.is_current(&hash)) {
-            return Ok(Change::Unchanged);
+        match stored {
+            Some(row) if row.content_hash == hash => {
+                // Written before stores kept metadata: written again to record it (its chunks
+                // keep their ids, and their superseded copies are swept at the commit), but
+                // its content is unchanged.
+                if row.metadata.is_none() {
+                    self.write(prepare(hash)?, true)?;
+                }
+                Ok(Change::Unchanged)
+            }
+            stored => Ok(self.write(prepare(hash)?, stored.is_some())?),
         }
-        Ok(self.write(prepare(hash)?, stored.is_some())?)
     }
 
     /// The content hash the store holds for each of `document_ids` that it holds (nothing

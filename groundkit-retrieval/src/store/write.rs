@@ -215,14 +215,6 @@ fn document_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, DocumentRo
     ))
 }
 
-impl DocumentRow {
-    /// Whether the row holds the document with content `hash` as this build records it (a
-    /// document written before stores kept metadata is not: the next ingest reads it again).
-    pub(crate) fn is_current(&self, hash: &str) -> bool {
-        self.content_hash == hash && self.metadata.is_some()
-    }
-}
-
 /// The stored row of `document_id`, if the store holds it.
 pub(crate) fn document(conn: &Connection, document_id: &str) -> Result<Option<DocumentRow>, Error> {
     conn.prepare_cached(&format!("{DOCUMENT_ROW} WHERE document_id = ?1"))

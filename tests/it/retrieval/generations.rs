@@ -334,6 +334,8 @@ fn a_version_1_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
          ALTER TABLE chunks DROP COLUMN scope;
          ALTER TABLE chunks DROP COLUMN start_line;
          ALTER TABLE chunks DROP COLUMN end_line;
+         ALTER TABLE documents DROP COLUMN modified;
+         ALTER TABLE documents DROP COLUMN metadata;
          PRAGMA user_version = 1;",
     );
 }
@@ -348,8 +350,72 @@ fn a_version_2_store_is_refused_by_readers_and_upgraded_by_the_next_ingest() {
          ALTER TABLE chunks DROP COLUMN end_line;
          ALTER TABLE superseded_chunks DROP COLUMN start_line;
          ALTER TABLE superseded_chunks DROP COLUMN end_line;
+         ALTER TABLE documents DROP COLUMN modified;
+         ALTER TABLE documents DROP COLUMN metadata;
          PRAGMA user_version = 2;",
     );
+}
+
+#[test]
+fn a_version_4_store_is_served_and_the_next_ingest_records_times_and_front_matter() {
+    let fx = Fixture::new();
+    fx.write(
+        "a.md",
+        "---
+tags: [quay]
+---
+mike text kept across the upgrade",
+    );
+    fx.ingest_all("c");
+    let id = ids_of(&fx, "a.md").remove(0);
+    {
+        let conn = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open");
+        conn.execute_batch(
+            "ALTER TABLE documents DROP COLUMN modified;
+             ALTER TABLE documents DROP COLUMN metadata;
+             PRAGMA user_version = 4;",
+        )
+        .expect("downgrade");
+    }
+    // Served as it is.
+    assert_eq!(fx.search("c", "mike", 1).results[0].chunk_id, id);
+    let summary = fx.ingest_all("c");
+    assert_eq!(
+        (summary.added, summary.updated, summary.unchanged),
+        (0, 0, 1)
+    );
+    let conn = rusqlite::Connection::open(fx.index.join("c.sqlite3")).expect("open");
+    let (version, metadata, modified): (i64, String, Option<i64>) = conn
+        .query_row(
+            "SELECT (SELECT user_version FROM pragma_user_version), metadata, modified \
+             FROM documents",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .expect("the upgraded row");
+    assert_eq!(version, i64::from(retrieval::SCHEMA_VERSION));
+    assert_eq!(metadata, r#"{"tags":["quay"]}"#);
+    assert!(modified.is_some_and(|t| t > 1_700_000_000), "{modified:?}");
+    // The chunk keeps its id, live, and the generation knows its front matter.
+    let kept = fetch(&fx, &id).expect("the chunk");
+    assert_eq!(kept.verification, Verification::Verified);
+    assert!(!kept.superseded);
+    let open = fx.cache().acquire("c").expect("open");
+    let filter = serde_json::from_value(serde_json::json!({"metadata": {"tags": "quay"}}))
+        .expect("a filter");
+    let params = retrieval::SearchParams {
+        query: "mike".to_owned(),
+        top_k: 5,
+        mode: Default::default(),
+        fusion: Default::default(),
+        filter: Some(filter),
+    };
+    let found = retrieval::search(&open, &params, None).expect("search");
+    assert_eq!(found.results.len(), 1);
+    // An ingest with nothing new changes nothing.
+    let again = fx.ingest_all("c");
+    assert_eq!((again.added, again.updated, again.unchanged), (0, 0, 1));
+    assert_eq!(again.generation, summary.generation);
 }
 
 #[test]

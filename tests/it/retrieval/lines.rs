@@ -192,6 +192,8 @@ fn a_version_3_store_is_served_without_lines_and_the_next_ingest_records_them() 
              ALTER TABLE chunks DROP COLUMN end_line;
              ALTER TABLE superseded_chunks DROP COLUMN start_line;
              ALTER TABLE superseded_chunks DROP COLUMN end_line;
+             ALTER TABLE documents DROP COLUMN modified;
+             ALTER TABLE documents DROP COLUMN metadata;
              PRAGMA user_version = 3;",
         )
         .expect("downgrade");
