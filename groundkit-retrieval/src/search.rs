@@ -199,12 +199,12 @@ pub fn ranked_hits(
     match mode {
         SearchMode::Lexical => lexical_hits(index, query, limit, selection),
         SearchMode::Dense => Ok(RankedHits {
-            hits: dense_hits(open, query, limit, embedder, selection)?,
+            hits: dense_hits(open, query, limit, embedder, selection, limit)?,
             ..RankedHits::default()
         }),
         SearchMode::Hybrid => {
             let (lexical_depth, dense_depth) = fusion.depths(limit);
-            let dense = dense_hits(open, query, dense_depth, embedder, selection)?;
+            let dense = dense_hits(open, query, dense_depth, embedder, selection, limit)?;
             let lexical = lexical_hits(index, query, lexical_depth, selection)?;
             Ok(RankedHits {
                 hits: fusion.fuse(&lexical.hits, &dense, limit),
@@ -266,19 +266,21 @@ pub fn query_vector(embedder: &dyn Embedder, query: &str) -> Result<Vec<f32>, Er
     unit_vector(vector)
 }
 
-/// The `limit` chunks nearest to the query's vector.
+/// The `limit` chunks nearest to the query's vector, among those `selection` keeps, for a
+/// search returning `wanted` results ([`Vectors::nearest`](crate::vectors::Vectors)).
 fn dense_hits(
     open: &OpenCollection,
     query: &str,
     limit: usize,
     embedder: Option<&dyn Embedder>,
     selection: Option<Keep<'_>>,
+    wanted: usize,
 ) -> Result<Vec<(Score, ChunkAddress)>, Error> {
     let embedder = check_dense(open, embedder)?;
     let Some(vectors) = open.vectors() else {
         return Ok(Vec::new());
     };
-    let nearest = vectors.nearest(&query_vector(embedder, query)?, limit, selection)?;
+    let nearest = vectors.nearest(&query_vector(embedder, query)?, limit, selection, wanted)?;
     Ok(nearest
         .into_iter()
         .map(|(score, address)| (score, ChunkAddress(address)))

@@ -99,7 +99,7 @@ pub fn search_collections(
                 };
                 let keep = |address| selections[i].as_ref().is_none_or(|s| s.keeps(address));
                 let keep = selections[i].as_ref().map(|_| &keep as Keep<'_>);
-                let hits = vectors.nearest(&vector, dense_depth, keep)?;
+                let hits = vectors.nearest(&vector, dense_depth, keep, limit)?;
                 dense.extend(hits.into_iter().map(|(s, a)| (s, (i, ChunkAddress(a)))));
             }
         }

@@ -238,14 +238,17 @@ impl Vectors {
     /// (approximate: at most [`graph::EF_SEARCH`] chunks).
     ///
     /// With `keep`, only the chunks it keeps: exact search scores only those; through the
-    /// graph, the graph's candidates that pass, when at least `limit` do (the unfiltered
-    /// answer's passing part), else exact search over the passing chunks, so a selective
-    /// filter is answered exactly and a broad one at the graph's speed.
+    /// graph, the graph's candidates that pass, when at least `wanted` of them do (the
+    /// unfiltered answer's passing part; `wanted`, at most `limit`, is how many results the
+    /// search returns: a hybrid search fuses `limit` candidates for fewer results), else exact
+    /// search over the passing chunks, so a selective filter is answered exactly and a broad one
+    /// at the graph's speed.
     pub(crate) fn nearest(
         &self,
         query: &[f32],
         limit: usize,
         keep: Option<Keep<'_>>,
+        wanted: usize,
     ) -> Result<Vec<(f32, DocAddress)>, Error> {
         if query.len() != self.dimension {
             return Err(Error::embedding(
@@ -264,7 +267,7 @@ impl Vectors {
             (Store::Graph(graph), Some(_)) => {
                 let mut found = graph.nearest(query, graph::EF_SEARCH);
                 found.retain(|&(_, row)| keeps(row));
-                if found.len() >= limit {
+                if found.len() >= wanted.min(limit) {
                     found.truncate(limit);
                     found
                 } else {

@@ -77,8 +77,10 @@ for (const transport of ["stdio", "http"]) {
       assert.equal(status.json.result.structuredContent.document_count, 3);
     });
 
-    test("a snippet answer pages on with its cursor", () => {
-      const args = { collection: "papers", query: "green tea bicycle chain", top_k: 1, detail: "snippets" };
+    test("a filtered snippet answer pages on with its cursor", () => {
+      const filter = { exclude_paths: ["**/drift.txt"] };
+      const query = "green tea bicycle chain lighthouse keeper";
+      const args = { collection: "papers", query, top_k: 1, detail: "snippets", filter };
       const first = call(target, "search", args);
       assert.equal(first.status, 0, first.stderr);
       const page = first.json.result.structuredContent;
@@ -91,6 +93,16 @@ for (const transport of ["stdio", "http"]) {
       const next = second.json.result.structuredContent;
       assert.equal(next.results[0].rank, 2);
       assert.notEqual(next.results[0].chunk_id, page.results[0].chunk_id);
+      // Three sources match; the filter leaves out one, so the second page is the last.
+      assert.equal(next.next_cursor, undefined, JSON.stringify(next));
+      for (const hit of [...page.results, ...next.results]) {
+        assert.doesNotMatch(hit.citation.source, /drift/);
+      }
+      const bad = call(target, "search", { ...args, filter: { paths: ["[x"] } });
+      assert.equal(bad.json.result.isError, true, JSON.stringify(bad.json));
+      const problem = JSON.parse(bad.json.result.content[0].text);
+      assert.equal(problem.kind, "validation_error");
+      assert.equal(problem.field, "filter.paths[0]");
     });
 
     test("resources are listed and read, and the prompt is listed and got", () => {

@@ -403,7 +403,7 @@ mike text kept across the upgrade",
     let open = fx.cache().acquire("c").expect("open");
     let filter = serde_json::from_value(serde_json::json!({"metadata": {"tags": "quay"}}))
         .expect("a filter");
-    let params = retrieval::SearchParams {
+    let params = SearchParams {
         query: "mike".to_owned(),
         top_k: 5,
         mode: Default::default(),
