@@ -39,7 +39,7 @@ pub trait Backend: Send + Sync {
     /// Searches collections `names` (several, each named once) as one collection, each hit
     /// naming its collection (the engine's `search_collections` says how scores compare
     /// across them). A backend that cannot refuses with a `validation_error` on
-    /// `collections`.
+    /// `collection`.
     fn search_collections(
         &self,
         names: &[String],
@@ -48,7 +48,7 @@ pub trait Backend: Send + Sync {
     ) -> Result<SearchResponse, Error> {
         let _ = (names, params, embedder);
         Err(Error::Validation {
-            field: "collections".to_owned(),
+            field: "collection".to_owned(),
             message: "this server's search cluster searches one collection at a time".to_owned(),
         })
     }

@@ -9,7 +9,7 @@ pub(crate) mod select;
 
 use globset::{GlobBuilder, GlobMatcher};
 
-pub use crate::model::Filter;
+pub use crate::model::{Filter, MetaScalar, MetaValue};
 use groundkit_core::Error;
 
 /// The most values one list of a filter holds.
@@ -101,37 +101,17 @@ impl Filter {
         }
         let mut metadata = Vec::with_capacity(self.metadata.len());
         for (name, value) in &self.metadata {
-            let field = format!("metadata.{name}");
             let values = match value {
-                serde_json::Value::Array(items) if !items.is_empty() => items.iter().collect(),
-                serde_json::Value::Array(_) => Vec::new(),
-                one => vec![one],
+                MetaValue::One(one) => std::slice::from_ref(one),
+                MetaValue::Any(list) => list.as_slice(),
             };
-            let texts: Option<Vec<String>> = values
-                .into_iter()
-                .take(MAX_FILTER_VALUES + 1)
-                .map(|v| match v {
-                    serde_json::Value::String(s) => Some(meta_term(name, s)),
-                    serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {
-                        Some(meta_term(name, &v.to_string()))
-                    }
-                    _ => None,
-                })
-                .collect();
-            match texts {
-                Some(texts) if !texts.is_empty() && texts.len() <= MAX_FILTER_VALUES => {
-                    metadata.push(texts);
-                }
-                _ => {
-                    return Err(invalid(
-                        field,
-                        format!(
-                            "must be a string, number or boolean, or a list of 1 to \
-                             {MAX_FILTER_VALUES} of them"
-                        ),
-                    ));
-                }
+            if values.is_empty() || values.len() > MAX_FILTER_VALUES {
+                return Err(invalid(
+                    format!("metadata.{name}"),
+                    format!("must be a value, or a list of 1 to {MAX_FILTER_VALUES} values"),
+                ));
             }
+            metadata.push(values.iter().map(|v| meta_term(name, &v.text())).collect());
         }
         Ok(Selector {
             include: patterns("paths", &self.paths)?,
@@ -256,11 +236,10 @@ impl PathPattern {
 }
 
 /// What a time in a filter may be.
-const TIME_FORMS: &str =
-    "must be an RFC 3339 time (2026-12-01T09:30:00Z) or a date (2026-12-01), after 1970";
+const TIME_FORMS: &str = "must be an RFC 3339 time (2026-12-01T09:30:00Z) or a date (2026-12-01)";
 
-/// `text` (RFC 3339, or a date: midnight UTC) in seconds since the Unix epoch; `None` when it is
-/// neither, or before the epoch.
+/// `text` (RFC 3339, or a date: midnight UTC) in seconds since the Unix epoch, a time before the
+/// epoch counting as the epoch (no file ingested is older); `None` when it is neither form.
 fn unix_seconds(text: &str) -> Option<u64> {
     use time::format_description::well_known::Rfc3339;
     let at = match time::OffsetDateTime::parse(text, &Rfc3339) {
@@ -279,7 +258,7 @@ fn unix_seconds(text: &str) -> Option<u64> {
                 .assume_utc()
         }
     };
-    u64::try_from(at.unix_timestamp()).ok()
+    Some(u64::try_from(at.unix_timestamp()).unwrap_or(0))
 }
 
 /// The term a document's metadata field `name` holding `value` is indexed as, and a filter
@@ -402,11 +381,6 @@ mod tests {
                 "filter.modified_before",
             ),
             (
-                serde_json::from_value(serde_json::json!({"metadata": {"tags": {"a": 1}}}))
-                    .expect("a filter"),
-                "filter.metadata.tags",
-            ),
-            (
                 serde_json::from_value(serde_json::json!({"metadata": {"tags": []}}))
                     .expect("a filter"),
                 "filter.metadata.tags",
@@ -423,6 +397,8 @@ mod tests {
     #[test]
     fn times_are_rfc_3339_or_dates_at_midnight_utc() {
         assert_eq!(unix_seconds("1970-01-01"), Some(0));
+        assert_eq!(unix_seconds("1969-12-31"), Some(0));
+        assert_eq!(unix_seconds("0001-01-01T00:00:00Z"), Some(0));
         assert_eq!(unix_seconds("2026-12-01"), Some(1_796_083_200));
         assert_eq!(
             unix_seconds("2026-12-01T01:00:00+01:00"),
@@ -430,7 +406,6 @@ mod tests {
         );
         assert_eq!(unix_seconds("2026-12-01T00:00:01Z"), Some(1_796_083_201));
         for bad in [
-            "1969-12-31",
             "2026-2-01",
             "2026-02-30",
             "01/12/2026",

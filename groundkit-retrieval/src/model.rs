@@ -207,32 +207,39 @@ pub struct Filter {
     /// `src/network.rs`), or a glob when it holds `*`, `?`, `[` or `{` (`*` stays within one
     /// directory, `**` crosses them: `**/*.py`, `docs/*.md`). Also matches a snapshot's URL.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100), inner(length(min = 1, max = 512)))]
     pub paths: Vec<String>,
     /// Leave out chunks whose source matches one of these (the same syntax as `paths`), even
     /// when `paths` keeps them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100), inner(length(min = 1, max = 512)))]
     pub exclude_paths: Vec<String>,
     /// Keep only chunks of these source classes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100))]
     pub source_class: Vec<SourceClass>,
     /// Keep only chunks of these formats: a source file's language (`rust`, `python`, ...)
     /// when it was chunked at its definitions, the extracted format (`pdf`, `html`, `docx`,
     /// `beir`, ...), or else the file's extension (`markdown` for `.md`, `text` for `.txt`,
     /// `yaml` for `.yml`, `text` without an extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100), inner(regex(pattern = r"^[a-z0-9+_-]{1,32}$")))]
     pub format: Vec<String>,
     /// Keep only chunks of these documents (the `document_id`s of hits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 1000), inner(length(min = 1, max = 1024)))]
     pub document_ids: Vec<String>,
     /// Keep only chunks of files modified at or after this time: RFC 3339
     /// (`2026-12-01T09:30:00Z`) or a date (`2026-12-01`, midnight UTC). The time is the file's
     /// when ingest last read a change in it; sources without one (BEIR records, URLs) never
     /// pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "time_schema")]
     pub modified_after: Option<String>,
     /// Keep only chunks of files modified before this time (the same forms as
     /// `modified_after`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "time_schema")]
     pub modified_before: Option<String>,
     /// Keep only chunks of Markdown files whose front matter (YAML between `---` lines or TOML
     /// between `+++` lines) has these fields: each named field must hold the value given, or
@@ -240,12 +247,56 @@ pub struct Filter {
     /// holding a list matches when any of its items does. Values compare exactly, as text:
     /// `true`, `3`, `"2026-05-01"`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub metadata: std::collections::BTreeMap<String, serde_json::Value>,
+    #[schemars(length(max = 100))]
+    pub metadata: std::collections::BTreeMap<String, MetaValue>,
     /// Any other field, refused by `Filter::compile` as a `validation_error` naming it (read
     /// here rather than refused by the parser, which would call it an `invalid_request`).
     #[serde(flatten, skip_serializing)]
     #[schemars(skip)]
     pub unknown: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// A value a metadata field must hold: one, or any of a list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum MetaValue {
+    /// This value.
+    One(MetaScalar),
+    /// Any of these values.
+    Any(#[schemars(length(min = 1, max = 100))] Vec<MetaScalar>),
+}
+
+/// A metadata value: compared as text (`true`, `3`, `2026-05-01`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum MetaScalar {
+    /// A string.
+    Text(String),
+    /// A number, as written.
+    Number(serde_json::Number),
+    /// A boolean.
+    Flag(bool),
+}
+
+impl MetaScalar {
+    /// The value as text, as a document's metadata holds it.
+    pub fn text(&self) -> String {
+        match self {
+            MetaScalar::Text(text) => text.clone(),
+            MetaScalar::Number(number) => number.to_string(),
+            MetaScalar::Flag(flag) => flag.to_string(),
+        }
+    }
+}
+
+/// The schema of a filter's time: a date or an RFC 3339 date and time.
+fn time_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            { "type": "string", "format": "date" },
+            { "type": "string", "format": "date-time" }
+        ]
+    })
 }
 
 impl Filter {

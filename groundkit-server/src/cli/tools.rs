@@ -70,10 +70,10 @@ pub(super) fn search(
         "query": args.query,
         "mode": args.mode.mode(),
     });
-    match args.collection.as_slice() {
-        [one] if one != "*" => arguments["collection"] = json!(one),
-        several => arguments["collections"] = json!(several),
-    }
+    arguments["collection"] = match args.collection.as_slice() {
+        [one] => json!(one),
+        several => json!(several),
+    };
     if let Some(top_k) = args.top_k {
         arguments["top_k"] = json!(top_k);
     }

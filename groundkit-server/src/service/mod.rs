@@ -43,8 +43,8 @@ use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::{AppState, Limits};
-pub use target::MAX_COLLECTIONS;
 use target::Target;
+pub use target::{Collections, MAX_COLLECTIONS};
 
 /// The `top_k` used when a search does not ask for one.
 pub const DEFAULT_TOP_K: u32 = 10;
@@ -212,17 +212,13 @@ impl Backends {
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
-    /// Collection to search: a name `list_collections` returns. Give `collection` or
-    /// `collections`.
-    #[garde(pattern(retrieval::COLLECTION_NAME))]
-    pub collection: Option<String>,
-    /// Several collections to search as one (1 to 32 names `list_collections` returns, or
-    /// `["*"]` for all of them), instead of `collection`. Their chunks are ranked together as
-    /// if they were one collection: BM25 counts the words of all of them, so a chunk scores the
-    /// same whichever collection holds it; each hit names its `collection`. A collection that
-    /// does not exist fails the call with its name.
-    #[garde(custom(target::check_collections))]
-    pub collections: Option<Vec<String>>,
+    /// Collection to search: a name `list_collections` returns; or a list of 1 to 32 names, or
+    /// `"*"` for every collection, searched as one. Collections searched together are ranked as
+    /// if they were one collection (BM25 counts the words of all of them, so a chunk scores the
+    /// same whichever collection holds it), and each hit names its `collection`. A collection
+    /// that does not exist fails the call with its name.
+    #[garde(dive)]
+    pub collection: Collections,
     /// What to look for, as plain text (no query syntax: `+ - : "` are ordinary characters).
     /// Must contain a character that is not white space.
     #[garde(
@@ -314,9 +310,6 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (false, _) => None,
     };
     let mode = request.mode.unwrap_or_default();
-    if let Some(filter) = &request.filter {
-        filter.compile()?; // the same check on every backend, before any is asked
-    }
     let binding = page::Binding::of(&request);
     let start = match (&request.cursor, &reranker) {
         (None, _) => None,
@@ -329,7 +322,7 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         (Some(cursor), None) => Some(page::Cursor::parse(cursor)?),
     };
     let backends = Backends::of(ctx);
-    let target = Target::of(request.collection, request.collections)?;
+    let target = Target::of(request.collection);
     let top_k = request.top_k.unwrap_or(ctx.default_top_k);
     let detail = request.detail.unwrap_or_default();
     let max_chars = request.max_chars.unwrap_or(DEFAULT_MAX_CHARS);

@@ -62,7 +62,6 @@ impl Binding {
     pub fn of(request: &SearchRequest) -> Self {
         let decides = json!({
             "collection": request.collection,
-            "collections": request.collections,
             "query": request.query,
             "mode": request.mode.unwrap_or_default(),
             "fusion": request.fusion.unwrap_or_default(),

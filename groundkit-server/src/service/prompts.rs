@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{
-    FetchChunkRequest, ListCollectionsRequest, SearchRequest, ServiceContext, fetch_chunk,
-    list_collections, search,
+    Collections, FetchChunkRequest, ListCollectionsRequest, SearchRequest, ServiceContext,
+    fetch_chunk, list_collections, search,
 };
 
 /// How many hits a grounded answer is given.
@@ -65,8 +65,7 @@ pub async fn grounded_answer(
     let hits = search(
         ctx,
         SearchRequest {
-            collection: Some(collection.clone()),
-            collections: None,
+            collection: Collections::One(collection.clone()),
             query: arguments.question.clone(),
             top_k: Some(GROUNDING_CHUNKS),
             mode: None,

@@ -1,7 +1,9 @@
-//! What a search searches: one collection (`collection`), or several as one (`collections`,
-//! `["*"]` for every collection this server serves), and which backend answers.
+//! What a search searches: its `collection`, one name, several names searched as one, or `"*"`
+//! for every collection this server serves; and which backend answers.
 
 use groundkit_retrieval::{self as retrieval, Backend, SearchParams, SearchResponse};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
 
 use super::Backends;
 use groundkit_core::Error;
@@ -9,8 +11,72 @@ use groundkit_core::Error;
 /// The most collections one search names.
 pub const MAX_COLLECTIONS: usize = 32;
 
-/// Every collection, in `collections`.
+/// Every collection, as `collection`.
 const ALL: &str = "*";
+
+/// A search's `collection`: a name, `"*"`, or a list of names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Collections {
+    /// One collection, or `"*"`: every collection.
+    One(String),
+    /// Several collections, searched as one.
+    Several(Vec<String>),
+}
+
+impl JsonSchema for Collections {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Collections".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let name = retrieval::COLLECTION_NAME.as_str();
+        let one = format!(
+            "^(\\*|{})$",
+            name.trim_start_matches('^').trim_end_matches('$')
+        );
+        json_schema!({
+            "anyOf": [
+                { "type": "string", "pattern": one },
+                {
+                    "type": "array",
+                    "items": { "type": "string", "pattern": name },
+                    "minItems": 1,
+                    "maxItems": MAX_COLLECTIONS
+                }
+            ]
+        })
+    }
+}
+
+impl garde::Validate for Collections {
+    type Context = ();
+
+    fn validate_into(
+        &self,
+        _: &(),
+        parent: &mut dyn FnMut() -> garde::Path,
+        report: &mut garde::Report,
+    ) {
+        let name = |n: &String| retrieval::COLLECTION_NAME.is_match(n);
+        let fault = match self {
+            Collections::One(one) if one == ALL || name(one) => None,
+            Collections::One(_) => {
+                Some("must be a collection name `list_collections` returns, or \"*\"")
+            }
+            Collections::Several(list) if list.is_empty() || list.len() > MAX_COLLECTIONS => {
+                Some("must name 1 to 32 collections")
+            }
+            Collections::Several(list) if !list.iter().all(name) => {
+                Some("each must be a collection name `list_collections` returns")
+            }
+            Collections::Several(_) => None,
+        };
+        if let Some(message) = fault {
+            report.append(parent(), garde::Error::new(message));
+        }
+    }
+}
 
 /// The collections of a search.
 #[derive(Debug, Clone)]
@@ -24,35 +90,20 @@ pub(super) enum Target {
 }
 
 impl Target {
-    /// The target of a request's `collection` and `collections`: exactly one of them.
-    pub(super) fn of(
-        collection: Option<String>,
-        collections: Option<Vec<String>>,
-    ) -> Result<Self, Error> {
-        let invalid = |field: &str, message: &str| Error::Validation {
-            field: field.to_owned(),
-            message: message.to_owned(),
-        };
-        match (collection, collections) {
-            (Some(one), None) => Ok(Target::One(one)),
-            (None, Some(list)) if list == [ALL] => Ok(Target::All),
-            (None, Some(list)) => {
+    /// The target a request's `collection` names.
+    pub(super) fn of(collection: Collections) -> Self {
+        match collection {
+            Collections::One(all) if all == ALL => Target::All,
+            Collections::One(one) => Target::One(one),
+            Collections::Several(list) => {
                 let mut names: Vec<String> = Vec::with_capacity(list.len());
                 for name in list {
                     if !names.contains(&name) {
                         names.push(name);
                     }
                 }
-                Ok(Target::Several(names))
+                Target::Several(names)
             }
-            (Some(_), Some(_)) => Err(invalid(
-                "collections",
-                "give `collection` or `collections`, not both",
-            )),
-            (None, None) => Err(invalid(
-                "collection",
-                "is required (or `collections`, for several)",
-            )),
         }
     }
 
@@ -81,7 +132,7 @@ impl Target {
                     backends.local.as_ref()
                 } else {
                     return Err(Error::Validation {
-                        field: "collections".to_owned(),
+                        field: "collection".to_owned(),
                         message: "the collections are served from different places (the index \
                                   directory and the search cluster) and cannot be searched as one"
                             .to_owned(),
@@ -91,28 +142,4 @@ impl Target {
         };
         backend.search_collections(&names, params, embedder)
     }
-}
-
-/// Checks a request's `collections`: 1 to [`MAX_COLLECTIONS`] collection names, or `["*"]`.
-pub(super) fn check_collections(value: &Option<Vec<String>>, _: &()) -> garde::Result {
-    let Some(list) = value else {
-        return Ok(());
-    };
-    if list.is_empty() || list.len() > MAX_COLLECTIONS {
-        return Err(garde::Error::new(format!(
-            "must name 1 to {MAX_COLLECTIONS} collections, or be [\"*\"]"
-        )));
-    }
-    if list.len() > 1 && list.iter().any(|n| n == ALL) {
-        return Err(garde::Error::new("\"*\" stands alone: every collection"));
-    }
-    if !list
-        .iter()
-        .all(|n| n == ALL || retrieval::COLLECTION_NAME.is_match(n))
-    {
-        return Err(garde::Error::new(
-            "each must be a collection name `list_collections` returns",
-        ));
-    }
-    Ok(())
 }

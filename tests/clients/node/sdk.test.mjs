@@ -146,7 +146,7 @@ for (const mode of ["grk stdio", "grk http"]) {
       const first = whole.results[0].citation.source;
       const filtered = await ok(client, "search", { collection: "papers", query, detail: "ids", filter: { exclude_paths: [first] } });
       assert.deepEqual(filtered.results.map((r) => r.chunk_id), whole.results.slice(1).map((r) => r.chunk_id));
-      const every = await ok(client, "search", { collections: ["*"], query, detail: "ids" });
+      const every = await ok(client, "search", { collection: "*", query, detail: "ids" });
       assert.deepEqual(every.results.map((r) => [r.collection, r.chunk_id]), whole.results.map((r) => ["papers", r.chunk_id]));
       const stale = await ok(client, "search", { collection: "papers", query, top_k: 1 });
       await fails(client, "search", { collection: "papers", query: "tea", top_k: 1, cursor: stale.next_cursor },

@@ -1,7 +1,6 @@
-//! `collections`: several collections searched as one on every transport and the command line;
-//! each hit names its collection and links to its own chunk resource; a missing collection, or
-//! a request naming both or neither of `collection` and `collections`, is refused alike
-//! everywhere.
+//! `collection` as a list (or `"*"`): several collections searched as one on every transport and
+//! the command line; each hit names its collection and links to its own chunk resource; a
+//! missing collection, or a bad list, is refused alike everywhere.
 
 use groundkit_server::service::{MAX_COLLECTIONS, ServiceContext};
 use serde_json::{Value, json};
@@ -29,7 +28,7 @@ async fn several_collections_answer_as_one_on_every_transport() {
     assert_eq!(summary.documents, 2);
     let mut surfaces = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
 
-    let arguments = json!({"collections": ["papers", "more"], "query": "green tea", "top_k": 5});
+    let arguments = json!({"collection": ["papers", "more"], "query": "green tea", "top_k": 5});
     let (rest, http, stdio) = surfaces.everywhere("search", arguments).await;
     assert_eq!(rest.status, 200, "{}", rest.body);
     let answer = rest.json();
@@ -77,11 +76,11 @@ async fn several_collections_answer_as_one_on_every_transport() {
         .collect();
     assert_eq!(links, expected);
 
-    // `["*"]` is every collection, and pages continue across them.
-    let every = json!({"collections": ["*"], "query": "green tea", "top_k": 5});
+    // `"*"` is every collection, and pages continue across them.
+    let every = json!({"collection": "*", "query": "green tea", "top_k": 5});
     let (all, _, _) = surfaces.everywhere("search", every).await;
     assert_eq!(all.json()["results"], answer["results"]);
-    let first = json!({"collections": ["papers", "more"], "query": "green tea", "top_k": 1});
+    let first = json!({"collection": ["papers", "more"], "query": "green tea", "top_k": 1});
     let (page, _, _) = surfaces.everywhere("search", first.clone()).await;
     let mut next = first;
     next["cursor"] = page.json()["next_cursor"].clone();
@@ -117,38 +116,43 @@ async fn a_bad_list_of_collections_is_refused_alike_everywhere() {
     let mut surfaces = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
     let cases = [
         (
-            json!({"collections": ["papers", "nope"], "query": "tea"}),
+            json!({"collection": ["papers", "nope"], "query": "tea"}),
             "collection_not_found",
             None,
         ),
         (
-            json!({"collection": "papers", "collections": ["papers"], "query": "tea"}),
-            "validation_error",
-            Some("collections"),
-        ),
-        (
-            json!({"query": "tea"}),
+            json!({"collection": [], "query": "tea"}),
             "validation_error",
             Some("collection"),
         ),
         (
-            json!({"collections": [], "query": "tea"}),
+            json!({"collection": ["*", "papers"], "query": "tea"}),
             "validation_error",
-            Some("collections"),
+            Some("collection"),
         ),
         (
-            json!({"collections": ["*", "papers"], "query": "tea"}),
+            json!({"collection": ["../etc"], "query": "tea"}),
             "validation_error",
-            Some("collections"),
+            Some("collection"),
         ),
         (
-            json!({"collections": ["../etc"], "query": "tea"}),
+            json!({"collection": "../etc", "query": "tea"}),
             "validation_error",
-            Some("collections"),
+            Some("collection"),
+        ),
+        (
+            json!({"collection": ["papers", 3], "query": "tea"}),
+            "invalid_request",
+            Some("collection"),
+        ),
+        (
+            json!({"query": "tea"}),
+            "invalid_request",
+            Some("collection"),
         ),
     ];
     let names = |n: usize| -> Vec<String> { (0..n).map(|i| format!("c{i}")).collect() };
-    let at_limit = json!({"collections": names(MAX_COLLECTIONS), "query": "tea"});
+    let at_limit = json!({"collection": names(MAX_COLLECTIONS), "query": "tea"});
     let (at, _, _) = surfaces.everywhere("search", at_limit).await;
     assert_eq!(
         at.json()["kind"],
@@ -156,9 +160,9 @@ async fn a_bad_list_of_collections_is_refused_alike_everywhere() {
         "32 names are read: {}",
         at.body
     );
-    let past = json!({"collections": names(MAX_COLLECTIONS + 1), "query": "tea"});
+    let past = json!({"collection": names(MAX_COLLECTIONS + 1), "query": "tea"});
     let (past, _, _) = surfaces.everywhere("search", past).await;
-    assert_eq!(past.json()["field"], "collections", "{}", past.body);
+    assert_eq!(past.json()["field"], "collection", "{}", past.body);
     for (arguments, kind, field) in cases {
         let (rest, http, stdio) = surfaces.everywhere("search", arguments.clone()).await;
         let problem = rest.json();
