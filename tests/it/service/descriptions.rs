@@ -118,7 +118,11 @@ fn every_collection_argument_states_the_one_collection_name_rule() {
                     None => &collection["anyOf"],
                 };
                 let rest = rule.trim_start_matches('^').trim_end_matches('$');
-                assert_eq!(branches[0]["pattern"], format!("^(\\*|{rest})$"), "{input:#}");
+                assert_eq!(
+                    branches[0]["pattern"],
+                    format!("^(\\*|{rest})$"),
+                    "{input:#}"
+                );
                 assert_eq!(branches[1]["items"]["pattern"], rule, "{input:#}");
                 assert_eq!(branches[1]["maxItems"], 32, "{input:#}");
             } else {
