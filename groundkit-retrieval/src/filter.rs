@@ -1,7 +1,7 @@
-//! Search filters: which chunks a search may return, by their source's path, class and format
-//! and their document's id. A [`Filter`] is checked once per search ([`Filter::compile`], every
+//! Search filters: which chunks a search may return, by their source's path, class, format and
+//! modification time and their document's id and metadata. A [`Filter`] is checked once per search ([`Filter::compile`], every
 //! fault a `validation_error` naming its field) and evaluated per chunk from the generation's
-//! fast fields ([`select`]), before a chunk can enter a ranking, so a filtered search ranks
+//! fast fields (`select`), before a chunk can enter a ranking, so a filtered search ranks
 //! exactly the chunks that pass: its top k are the top k of ranking every passing chunk, scored
 //! as the unfiltered search scores them.
 
