@@ -2,7 +2,7 @@
 //! both in one `_msearch`) and reading their answers into rankings with the local engine's
 //! scores, with the generation indices that answered.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use groundkit_core::Error;
 use groundkit_retrieval::{ChunkRecord, Fusion};
@@ -55,28 +55,36 @@ pub(crate) type Ranking = Vec<(f32, ChunkRecord)>;
 pub(crate) struct Ranked {
     pub(crate) hits: Ranking,
     pub(crate) indices: BTreeSet<String>,
+    /// The generation index of each hit, in order.
+    pub(crate) from: Vec<String>,
 }
 
 impl Ranked {
     /// The ranking `rank` reads from a search answer, with the indices of its hits.
     fn of(answer: &Value, rank: fn(&Value) -> Result<Ranking, Error>) -> Result<Self, Error> {
-        let indices = hits(answer)
+        let from: Vec<String> = hits(answer)
             .iter()
-            .filter_map(|hit| hit.get("_index").and_then(Value::as_str))
-            .map(str::to_owned)
+            .map(|hit| {
+                hit.get("_index")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            })
             .collect();
         Ok(Self {
             hits: rank(answer)?,
-            indices,
+            indices: from.iter().cloned().collect(),
+            from,
         })
     }
 }
 
-/// How a lexical search runs: with a first round over every shard for collection-wide term
-/// statistics (`dfs_query_then_fetch`), unless the index has one shard, whose statistics are
-/// the collection's.
-fn search_type(meta: &GenerationMeta) -> &'static str {
-    if meta.shards == 1 {
+/// How a lexical search runs: with a first round over every shard for term statistics of
+/// everything searched (`dfs_query_then_fetch`), unless it searches one index of one shard,
+/// whose statistics are the collection's. Over several collections' indices, those statistics
+/// are all of theirs added up, as the local engine scores several collections.
+fn search_type(asked: &Asked<'_>) -> &'static str {
+    if asked.meta.shards == 1 && !asked.several {
         "query_then_fetch"
     } else {
         "dfs_query_then_fetch"
@@ -112,6 +120,8 @@ pub(crate) struct Asked<'a> {
     pub(crate) meta: &'a GenerationMeta,
     pub(crate) terms: &'a [String],
     pub(crate) filter: Option<&'a Value>,
+    /// Whether the search reads several collections' generation indices at once.
+    pub(crate) several: bool,
 }
 
 fn lexical_body(asked: &Asked<'_>, limit: usize) -> Value {
@@ -178,7 +188,7 @@ pub(crate) fn lexical(
     }
     let path = format!(
         "/{target}/_search?search_type={}&allow_partial_search_results=false",
-        search_type(asked.meta)
+        search_type(asked)
     );
     search_one(cluster, &path, &lexical_body(asked, limit), lexical_ranking)
 }
@@ -226,7 +236,7 @@ pub(crate) fn hybrid(
     };
     push(
         json!({
-            "search_type": search_type(asked.meta),
+            "search_type": search_type(asked),
             "allow_partial_search_results": false
         }),
         ids_only(lexical_body(asked, lexical_depth)),
@@ -290,51 +300,68 @@ pub(crate) fn hybrid(
         .filter_map(|hit| hit.get("_index").and_then(Value::as_str))
         .map(str::to_owned)
         .collect();
-    let [index] = Vec::from_iter(&indices)[..] else {
+    if indices.len() != 1 && !asked.several {
         // No hits, or hits from two generations (the alias moved between the two searches):
         // nothing to read records from; the caller searches the current generation again.
         return Ok(Some(Ranked {
-            hits: Vec::new(),
             indices,
+            ..Ranked::default()
         }));
-    };
+    }
     let fused = fusion.fuse(&scored(lexical), &scored(dense), limit);
-    let Some(mut records) = records(cluster, index, &fused)? else {
-        return Ok(None);
-    };
-    let hits = fused
-        .iter()
-        .map(|&(score, id)| {
-            let record = records.remove(id).ok_or_else(|| {
-                failure(
-                    "the search cluster lost a chunk between ranking and reading it",
-                    index.clone(),
-                )
-            })?;
-            Ok((score, record))
-        })
-        .collect::<Result<_, Error>>()?;
-    Ok(Some(Ranked { hits, indices }))
+    let mut wanted: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for &(_, (index, id)) in &fused {
+        wanted.entry(index).or_default().push(id);
+    }
+    let mut records = HashMap::new();
+    for (index, ids) in wanted {
+        let Some(read) = read_records(cluster, index, &ids)? else {
+            return Ok(None);
+        };
+        records.extend(read.into_iter().map(|(id, record)| ((index, id), record)));
+    }
+    let mut hits = Vec::with_capacity(fused.len());
+    let mut from = Vec::with_capacity(fused.len());
+    for &(score, (index, id)) in &fused {
+        let record = records.remove(&(index, id.to_owned())).ok_or_else(|| {
+            failure(
+                "the search cluster lost a chunk between ranking and reading it",
+                index.to_owned(),
+            )
+        })?;
+        hits.push((score, record));
+        from.push(index.to_owned());
+    }
+    Ok(Some(Ranked {
+        hits,
+        indices,
+        from,
+    }))
 }
 
-/// The chunk ids of `hits`, in order.
-/// The ids of `hits` with their scores. Each is an increasing affine function of the local
-/// engine's score (BM25 without its constant factor `k1 + 1`; (1 + cosine) / 2 for a k-NN hit),
-/// which min-max scaling undoes, so fusion ranks as the local engine does.
-fn scored(hits: &[Value]) -> Vec<(f32, &str)> {
+/// The ids of `hits`, each with its generation index, and their scores. Each score is an
+/// increasing affine function of the local engine's score (BM25 without its constant factor
+/// `k1 + 1`; (1 + cosine) / 2 for a k-NN hit), which min-max scaling undoes, so fusion ranks as
+/// the local engine does.
+fn scored(hits: &[Value]) -> Vec<(f32, (&str, &str))> {
     hits.iter()
-        .filter_map(|hit| Some((score_of(hit), hit.get("_id").and_then(Value::as_str)?)))
+        .filter_map(|hit| {
+            let index = hit.get("_index").and_then(Value::as_str)?;
+            Some((
+                score_of(hit),
+                (index, hit.get("_id").and_then(Value::as_str)?),
+            ))
+        })
         .collect()
 }
 
-/// The records of chunks `fused` in generation index `index`, by chunk id; `None` when the
+/// The records of chunks `ids` in generation index `index`, by chunk id; `None` when the
 /// index does not exist.
-fn records(
+fn read_records(
     cluster: &Cluster,
     index: &str,
-    fused: &[(f32, &str)],
+    ids: &[&str],
 ) -> Result<Option<HashMap<String, ChunkRecord>>, Error> {
-    let ids: Vec<&str> = fused.iter().map(|&(_, id)| id).collect();
     let body = json!({
         "size": ids.len(),
         "track_total_hits": false,

@@ -178,11 +178,28 @@ impl ClusterBackend {
         terms: &[String],
         embedder: Option<&dyn Embedder>,
     ) -> Result<Option<Ranked>, Error> {
+        self.ranked_in(&[(name, current)], target, params, terms, embedder)
+    }
+
+    /// Searches `target` (the index or alias of one collection of `named`, or the generation
+    /// indices of all of them, searched as one) as `params` ask, prepared for each collection's
+    /// generation.
+    fn ranked_in(
+        &self,
+        named: &[(&str, &Current)],
+        target: &str,
+        params: &SearchParams,
+        terms: &[String],
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<Option<Ranked>, Error> {
+        let Some(&(_, first)) = named.first() else {
+            return Ok(Some(Ranked::default()));
+        };
         let limit = params.top_k as usize;
         let filter = match params.filter.as_ref().filter(|f| !f.is_empty()) {
             Some(filter) => {
                 let clause = filter::clause(filter)?;
-                if !current.meta.filterable() {
+                if !named.iter().all(|(_, c)| c.meta.filterable()) {
                     return Err(Error::Validation {
                         field: "filter".to_owned(),
                         message: "this collection was published by an older version and cannot \
@@ -194,21 +211,49 @@ impl ClusterBackend {
             }
             None => None,
         };
+        if named
+            .iter()
+            .any(|(_, c)| c.meta.matched_field() != first.meta.matched_field())
+        {
+            return Err(Error::Validation {
+                field: "collection".to_owned(),
+                message: "these collections were published by different versions and cannot be \
+                          searched as one until they are published again"
+                    .to_owned(),
+            });
+        }
         let asked = query::Asked {
-            meta: &current.meta,
+            meta: &first.meta,
             terms,
             filter: filter.as_ref(),
+            several: named.len() > 1,
+        };
+        let vector = |embedder: Option<&dyn Embedder>| -> Result<Vec<f32>, Error> {
+            for &(name, current) in named {
+                retrieval::check_embedder(name, current.meta.embedding.as_ref(), embedder)?;
+            }
+            let (name, current) = named[0];
+            self.query_vector(name, current, &params.query, embedder)
         };
         match params.mode {
             SearchMode::Lexical => query::lexical(&self.cluster, target, &asked, limit),
-            SearchMode::Dense => {
-                let vector = self.query_vector(name, current, &params.query, embedder)?;
-                query::dense(&self.cluster, target, &vector, limit, asked.filter)
-            }
+            SearchMode::Dense => query::dense(
+                &self.cluster,
+                target,
+                &vector(embedder)?,
+                limit,
+                asked.filter,
+            ),
             SearchMode::Hybrid => {
-                let vector = self.query_vector(name, current, &params.query, embedder)?;
                 let fusion = retrieval::Fusion::of(params.fusion);
-                query::hybrid(&self.cluster, target, &asked, &vector, limit, fusion)
+                query::hybrid(
+                    &self.cluster,
+                    target,
+                    &asked,
+                    &vector(embedder)?,
+                    limit,
+                    fusion,
+                )
             }
         }
     }
@@ -344,6 +389,71 @@ impl Backend for ClusterBackend {
             metadata: SearchMetadata::ranked(params, current.meta.generation, query_terms),
             next_cursor: None,
         })
+    }
+
+    /// Searches collections `names` as one: the generation index each alias names now, searched
+    /// together, the lexical ranking with the term statistics of all of them
+    /// (`dfs_query_then_fetch`), as the local engine scores several collections. Should one of
+    /// those indices be gone by the time it is searched (a newer generation replaced it), the
+    /// aliases are looked up again and the search runs once more.
+    fn search_collections(
+        &self,
+        names: &[String],
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        retrieval::validate_params(params)?;
+        let terms = retrieval::query_terms(&params.query);
+        for _ in 0..2 {
+            let currents = names
+                .iter()
+                .map(|name| self.require(name))
+                .collect::<Result<Vec<_>, _>>()?;
+            let named: Vec<(&str, &Current)> =
+                names.iter().map(String::as_str).zip(&currents).collect();
+            let target = currents
+                .iter()
+                .map(|c| c.index.as_str())
+                .collect::<Vec<_>>()
+                .join(",");
+            let Some(ranked) = self.ranked_in(&named, &target, params, &terms, embedder)? else {
+                continue;
+            };
+            let mut results = Vec::with_capacity(ranked.hits.len());
+            for (i, ((score, record), index)) in
+                ranked.hits.into_iter().zip(&ranked.from).enumerate()
+            {
+                let (name, _) = named
+                    .iter()
+                    .find(|(_, c)| &c.index == index)
+                    .ok_or_else(|| failure("a hit from an index not searched", index.clone()))?;
+                let mut hit = result(record, score, i as u32 + 1);
+                hit.collection = Some((*name).to_owned());
+                results.push(hit);
+            }
+            let generations: std::collections::BTreeMap<String, u64> = named
+                .iter()
+                .map(|(name, c)| ((*name).to_owned(), c.meta.generation))
+                .collect();
+            let query_terms = if params.mode == SearchMode::Dense {
+                0
+            } else {
+                terms.len() as u32
+            };
+            let mut metadata =
+                SearchMetadata::ranked(params, generations.values().sum(), query_terms);
+            metadata.generations = generations;
+            return Ok(SearchResponse {
+                total_results: results.len() as u32,
+                results,
+                metadata,
+                next_cursor: None,
+            });
+        }
+        Err(failure(
+            "the collections' generations kept changing while they were searched",
+            names.join(","),
+        ))
     }
 
     /// Fetches chunk `chunk_id` of collection `name` from the current generation, or from an

@@ -49,7 +49,7 @@ pub trait Backend: Send + Sync {
         let _ = (names, params, embedder);
         Err(Error::Validation {
             field: "collection".to_owned(),
-            message: "this server's search cluster searches one collection at a time".to_owned(),
+            message: "this backend searches one collection at a time".to_owned(),
         })
     }
 

@@ -767,3 +767,69 @@ fn filters_in_the_cluster_keep_what_the_local_engine_keeps() {
         .expect_err("a malformed glob");
     assert_eq!(err.kind(), "validation_error");
 }
+
+#[test]
+fn several_collections_in_the_cluster_rank_like_the_local_engine() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    fx.write(
+        "shore/tides.md",
+        "Spring tides follow the new and the full moon.",
+    );
+    fx.write(
+        "shore/pools.txt",
+        "Tide pools hold anemones; each low tide exposes them.",
+    );
+    // Notes of different lengths, so that no two score alike (the cluster breaks ties by its
+    // own order).
+    for i in 0..30 {
+        let text = format!("Note {i}: the moon rises{} later.", " quietly".repeat(i));
+        fx.write(&format!("sky/note{i}.txt"), text);
+    }
+    fx.write(
+        "sky/tide.md",
+        "The moon's pull raises the tide on both sides of the earth.",
+    );
+    let model = crate::embed::minilm();
+    for (name, dir) in [("shore", "shore"), ("sky", "sky")] {
+        let input = fx.base.join(dir);
+        let mut options: IngestOptions = fx.options(name, &[input.as_path()]);
+        options.embedder = Some(model.clone());
+        retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+        publish_now(&cluster, &fx, name);
+    }
+    let remote = backend(&cluster, &fx, 1);
+    let local = LocalBackend::new(fx.cache());
+    let names = ["shore".to_owned(), "sky".to_owned()];
+    for filter in [None, Some(json!({"exclude_paths": ["**/pools.txt"]}))] {
+        for mode in [SearchMode::Lexical, SearchMode::Dense, SearchMode::Hybrid] {
+            let p = SearchParams {
+                filter: filter
+                    .clone()
+                    .map(|f| serde_json::from_value(f).expect("a filter")),
+                ..params("tide and moon", mode)
+            };
+            let answer = remote
+                .search_collections(&names, &p, Some(model.as_ref()))
+                .expect("cluster search");
+            let expected = local
+                .search_collections(&names, &p, Some(model.as_ref()))
+                .expect("local search");
+            let what = format!("{mode:?} {filter:?}");
+            assert_same(&expected, &answer, 1e-3, &what);
+            let collections = |r: &SearchResponse| -> Vec<Option<String>> {
+                r.results.iter().map(|h| h.collection.clone()).collect()
+            };
+            assert_eq!(collections(&answer), collections(&expected), "{what}");
+            assert_eq!(
+                answer.metadata.generations, expected.metadata.generations,
+                "{what}"
+            );
+        }
+    }
+    let missing = ["shore".to_owned(), "nope".to_owned()];
+    match remote.search_collections(&missing, &params("tide", SearchMode::Lexical), None) {
+        Err(groundkit_core::Error::CollectionNotFound { name }) => assert_eq!(name, "nope"),
+        other => panic!("{other:?}"),
+    }
+}
