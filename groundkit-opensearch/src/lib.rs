@@ -33,7 +33,9 @@
 //! `dfs_query_then_fetch`, so BM25 uses collection-wide statistics whatever the number of shards. Dense search is a k-NN
 //! query; hybrid fuses both rankings' chunk ids and scores, fetched in one `_msearch`, with
 //! groundkit's own fusion (min-max or Reciprocal Rank Fusion, as the local engine), then reads the fused chunks' records from the generation index that
-//! ranked them. A search refuses partial results (a shard with no live copy fails it rather than
+//! ranked them. A filter becomes a clause of the query (`filter`). Several collections are
+//! searched as one by searching their generation indices together, so the term statistics are
+//! all of theirs, as the local engine scores several collections. A search refuses partial results (a shard with no live copy fails it rather than
 //! silently dropping that shard's chunks) and is retried twice, so a node's loss is bridged by
 //! the replicas of its shards.
 //!

@@ -87,8 +87,9 @@ pub fn search_collections(
     }
     let mut dense = Vec::new();
     if dense_depth > 0 {
+        // A collection with nothing ingested has nothing to rank, in any mode.
         let mut checked = None;
-        for (_, open) in collections {
+        for (_, open) in collections.iter().filter(|(_, o)| o.lexical().is_some()) {
             checked = Some(check_dense(open, embedder)?);
         }
         if let Some(embedder) = checked {
