@@ -5,7 +5,8 @@
 //! still read, without metadata). A filter matches these fields exactly (`filter::meta_term`).
 //!
 //! Bounded: a block of at most [`MAX_BLOCK_BYTES`], nested at most [`MAX_NESTING`] brackets deep
-//! (checked before parsing), at most [`MAX_FIELDS`] fields of [`MAX_VALUES`] values of
+//! (checked before parsing), a YAML block without aliases (checked on the parser's events
+//! before loading: the loader would copy an anchored node for each), at most [`MAX_FIELDS`] fields of [`MAX_VALUES`] values of
 //! [`MAX_VALUE_BYTES`] each.
 
 use std::collections::BTreeMap;
@@ -139,6 +140,9 @@ fn yaml_fields(block: &str) -> Vec<(String, Vec<String>)> {
             _ => None,
         }
     }
+    if has_alias(block) {
+        return Vec::new();
+    }
     let Ok(documents) = YamlLoader::load_from_str(block) else {
         return Vec::new();
     };
@@ -156,6 +160,21 @@ fn yaml_fields(block: &str) -> Vec<(String, Vec<String>)> {
             Some((name, values))
         })
         .collect()
+}
+
+/// Whether YAML `block` uses an alias (`*name`). The loader copies the anchored node for each
+/// alias, so a few lines of aliases of aliases stand for billions of nodes ("billion laughs");
+/// such a block is not loaded. Front matter has no need of them.
+fn has_alias(block: &str) -> bool {
+    use yaml_rust2::Event;
+    let mut parser = yaml_rust2::parser::Parser::new_from_str(block);
+    loop {
+        match parser.next_token() {
+            Ok((Event::Alias(_), _)) => return true,
+            Ok((Event::StreamEnd, _)) | Err(_) => return false,
+            Ok(_) => {}
+        }
+    }
 }
 
 fn toml_fields(block: &str) -> Vec<(String, Vec<String>)> {
@@ -226,6 +245,26 @@ mod tests {
                 field("title", &["Kettles"]),
                 field("weight", &["2.5"]),
             ]
+        );
+    }
+
+    #[test]
+    fn a_yaml_block_with_aliases_is_not_read_so_it_cannot_multiply_itself() {
+        // One alias: read, it would copy the anchored list into `b`.
+        assert!(read("---\na: &x [one, two]\nb: *x\n---\n").is_empty());
+        // Billion laughs, five levels of ten aliases: 100,000 copies were it read.
+        let mut block =
+            String::from("---\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for level in 1..=5 {
+            let aliases = vec![format!("*l{}", level - 1); 10].join(", ");
+            block.push_str(&format!("l{level}: &l{level} [{aliases}]\n"));
+        }
+        block.push_str("title: laughs\n---\n");
+        assert!(read(&block).is_empty());
+        // An anchor alone copies nothing: read.
+        assert_eq!(
+            fields("---\ntitle: &t Tides\n---\n"),
+            [field("title", &["Tides"])]
         );
     }
 
