@@ -138,12 +138,6 @@ pub struct Selector {
 }
 
 impl Selector {
-    /// Whether a chunk of source `source` passes the path conditions.
-    pub fn keeps_path(&self, source: &str) -> bool {
-        (self.include.is_empty() || self.include.iter().any(|p| p.matches(source)))
-            && !self.exclude.iter().any(|p| p.matches(source))
-    }
-
     /// Whether the filter has path conditions.
     fn has_paths(&self) -> bool {
         !(self.include.is_empty() && self.exclude.is_empty())

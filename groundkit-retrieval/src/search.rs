@@ -277,10 +277,25 @@ fn dense_hits(
     wanted: usize,
 ) -> Result<Vec<(Score, ChunkAddress)>, Error> {
     let embedder = check_dense(open, embedder)?;
+    if open.vectors().is_none() {
+        return Ok(Vec::new());
+    }
+    let vector = query_vector(embedder, query)?;
+    nearest_hits(open, &vector, limit, selection, wanted)
+}
+
+/// [`dense_hits`] for a query vector already computed (and its embedder checked).
+pub(crate) fn nearest_hits(
+    open: &OpenCollection,
+    vector: &[f32],
+    limit: usize,
+    selection: Option<Keep<'_>>,
+    wanted: usize,
+) -> Result<Vec<(Score, ChunkAddress)>, Error> {
     let Some(vectors) = open.vectors() else {
         return Ok(Vec::new());
     };
-    let nearest = vectors.nearest(&query_vector(embedder, query)?, limit, selection, wanted)?;
+    let nearest = vectors.nearest(vector, limit, selection, wanted)?;
     Ok(nearest
         .into_iter()
         .map(|(score, address)| (score, ChunkAddress(address)))
@@ -318,25 +333,37 @@ fn lexical_hits(
     selection: Option<Keep<'_>>,
 ) -> Result<RankedHits, Error> {
     let terms = query_terms(text);
+    let scope = Scope {
+        keep: selection,
+        statistics: None,
+    };
+    Ok(RankedHits {
+        hits: top_hits(index, &terms, limit, scope)?,
+        query_terms: terms.len() as u32,
+    })
+}
+
+/// The exact top `limit` chunks of `index` for analysed `terms` by BM25 ([`top_k`]), within
+/// `scope`.
+pub(crate) fn top_hits(
+    index: &LexicalIndex,
+    terms: &[String],
+    limit: usize,
+    scope: Scope<'_>,
+) -> Result<Vec<(Score, ChunkAddress)>, Error> {
     let hits = top_k(
         &index.searcher,
         index.fields.content,
-        &terms,
+        terms,
         &index.maxima,
         limit,
-        Scope {
-            keep: selection,
-            statistics: None,
-        },
+        scope,
     )
     .map_err(|err| Error::storage("lexical search failed", err))?;
-    Ok(RankedHits {
-        hits: hits
-            .into_iter()
-            .map(|(score, address)| (score, ChunkAddress(address)))
-            .collect(),
-        query_terms: terms.len() as u32,
-    })
+    Ok(hits
+        .into_iter()
+        .map(|(score, address)| (score, ChunkAddress(address)))
+        .collect())
 }
 
 /// A stored text field: a plain string, or the text of pre-analysed content (a source-code

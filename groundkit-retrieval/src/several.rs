@@ -14,11 +14,12 @@
 
 use crate::embed::Embedder;
 use crate::filter::select::Selection;
-use crate::lexical::{Keep, Scope, Together, top_k};
+use crate::lexical::{Keep, Scope, Together};
 use crate::model::{SearchMetadata, SearchMode, SearchParams, SearchResponse};
 use crate::open::OpenCollection;
 use crate::search::{
-    ChunkAddress, Fusion, check_dense, load_result, query_terms, query_vector, validate_params,
+    ChunkAddress, Fusion, check_dense, load_result, nearest_hits, query_terms, query_vector,
+    top_hits, validate_params,
 };
 use groundkit_core::Error;
 
@@ -71,17 +72,8 @@ pub fn search_collections(
                 keep: selections[i].as_ref().map(|_| &keep as Keep<'_>),
                 statistics: Some(&whole),
             };
-            let fields = &index.fields;
-            let hits = top_k(
-                &index.searcher,
-                fields.content,
-                &terms,
-                &index.maxima,
-                lexical_depth,
-                scope,
-            )
-            .map_err(|err| Error::storage("lexical search failed", err))?;
-            lexical.extend(hits.into_iter().map(|(s, a)| (s, (i, ChunkAddress(a)))));
+            let hits = top_hits(index, &terms, lexical_depth, scope)?;
+            lexical.extend(hits.into_iter().map(|(s, a)| (s, (i, a))));
         }
         lexical = best(lexical, lexical_depth);
     }
@@ -95,13 +87,10 @@ pub fn search_collections(
         if let Some(embedder) = checked {
             let vector = query_vector(embedder, &params.query)?;
             for (i, (_, open)) in collections.iter().enumerate() {
-                let Some(vectors) = open.vectors() else {
-                    continue;
-                };
                 let keep = |address| selections[i].as_ref().is_none_or(|s| s.keeps(address));
                 let keep = selections[i].as_ref().map(|_| &keep as Keep<'_>);
-                let hits = vectors.nearest(&vector, dense_depth, keep, limit)?;
-                dense.extend(hits.into_iter().map(|(s, a)| (s, (i, ChunkAddress(a)))));
+                let hits = nearest_hits(open, &vector, dense_depth, keep, limit)?;
+                dense.extend(hits.into_iter().map(|(s, a)| (s, (i, a))));
             }
         }
         dense = best(dense, dense_depth);
