@@ -103,11 +103,9 @@ impl StrField {
             .fast_fields()
             .str(name)
             .map_err(unreadable)?
-            .ok_or_else(|| Error::Validation {
-                field: "filter".to_owned(),
-                message: "this collection was ingested by an older version and cannot be \
-                          filtered until it is ingested again"
-                    .to_owned(),
+            .ok_or_else(|| Error::Storage {
+                message: format!("a segment has no column of the filtered field {name}"),
+                source: None,
             })?;
         Ok(Self { column })
     }
@@ -197,6 +195,14 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 impl Selection {
     /// The chunks of the generation `index` reads that `selector` keeps.
     pub(crate) fn new(selector: &Selector, index: &LexicalIndex) -> Result<Self, Error> {
+        if index.fields.filtered.is_none() {
+            return Err(Error::Validation {
+                field: "filter".to_owned(),
+                message: "this collection was ingested by an older version and cannot be \
+                          filtered until it is ingested again"
+                    .to_owned(),
+            });
+        }
         let segments = index
             .searcher
             .segment_readers()
@@ -249,7 +255,6 @@ impl SegmentSelection {
             checks.push(Check::One(field.column.ords().clone(), set));
         }
         if let Some((start, end)) = selector.modified() {
-            StrField::open(segment, "format")?; // a generation written before filters
             let column = segment.fast_fields().u64("modified").ok();
             checks.push(match column {
                 Some(column) => Check::Range(column, start, end),
@@ -257,7 +262,6 @@ impl SegmentSelection {
             });
         }
         for terms in selector.metadata() {
-            StrField::open(segment, "format")?;
             let found = segment.fast_fields().str("meta").map_err(unreadable)?;
             checks.push(match found {
                 Some(column) => {

@@ -66,7 +66,6 @@ pub(crate) struct Fields {
     /// document id): the chunk's format (as the filter module's `format_of` names it; also
     /// stored), its source's modification time, its document's metadata terms. `None` in a
     /// generation written before filters, which is served but not filtered.
-    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub filtered: Option<(Field, Field, Field)>,
 }
 
