@@ -532,6 +532,8 @@ impl Backend for ClusterBackend {
             retriever_rebuilds: 0,
             rebuild_seconds_total: 0.0,
             last_rebuild_seconds: None,
+            last_change: None,
+            watcher: None,
         })
     }
 }

@@ -99,6 +99,20 @@ impl CollectionPaths {
             .is_some_and(|rest| rest.contains(".tmp"))
     }
 
+    /// `<name>.watch.lock`: locked by the watcher following the collection's files for as long as
+    /// it runs (the system releases the lock of a process that dies, however it dies).
+    pub(crate) fn watch_lock(&self) -> PathBuf {
+        self.sqlite
+            .with_file_name(format!("{}.watch.lock", self.name))
+    }
+
+    /// `<name>.watch.json`: the watcher's state ([`WatcherStatus`](crate::WatcherStatus)),
+    /// replaced whole whenever it changes; meaningful only while its lock is held.
+    pub(crate) fn watch_state(&self) -> PathBuf {
+        self.sqlite
+            .with_file_name(format!("{}.watch.json", self.name))
+    }
+
     /// The directory of generation `generation`: its lexical index, and its vectors when it has
     /// them.
     pub fn generation_dir(&self, generation: u64) -> PathBuf {

@@ -132,6 +132,8 @@ pub mod ingest;
 pub mod office;
 #[cfg(feature = "fetch-url")]
 mod snapshot_fetch;
+#[cfg(feature = "watch")]
+pub mod watch;
 
 pub use backend::{Backend, LocalBackend, evaluate_backend};
 pub use budget::{SNIPPET_BYTES, fit};
@@ -142,9 +144,9 @@ pub use eval::EvalReport;
 pub use export::{ExportedChunk, export_chunks};
 pub use model::{
     Citation, DenseIndex, Detail, EmbedderKind, EmbeddingIdentity, FetchChunkResponse,
-    FusionMethod, IndexStatus, ListCollectionsResponse, RebuildStats, RetrievalResult,
+    FusionMethod, IndexStatus, LastChange, ListCollectionsResponse, RebuildStats, RetrievalResult,
     SearchMetadata, SearchMode, SearchParams, SearchResponse, Snippet, SourceClass, Span,
-    Verification,
+    Verification, WatchMode, WatcherStatus,
 };
 pub use open::OpenCollection;
 pub use search::{

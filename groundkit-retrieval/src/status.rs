@@ -1,9 +1,10 @@
-//! `index_status`: a collection's size and identity from its store, with this process's cache
-//! counters.
+//! `index_status`: a collection's size, identity and last change from its store, with this
+//! process's cache counters and the state of the watcher following it, if one is.
 
 use crate::cache::CollectionCache;
+use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
-use crate::model::IndexStatus;
+use crate::model::{IndexStatus, WatcherStatus};
 use crate::open::OpenCollection;
 use crate::search::check_dense;
 use crate::store;
@@ -34,5 +35,21 @@ pub fn index_status(
         retriever_rebuilds: stats.rebuilds,
         rebuild_seconds_total: stats.rebuild_seconds_total,
         last_rebuild_seconds: stats.last_rebuild_seconds,
+        last_change: status.last_change,
+        watcher: watcher_status(open.paths()),
     })
+}
+
+/// The state of the watcher following the collection, while one holds its lock. The lock is
+/// only tested (a shared lock taken and released at once when no watcher holds it); nothing is
+/// written. A state that cannot be read is reported as no watcher.
+fn watcher_status(paths: &CollectionPaths) -> Option<WatcherStatus> {
+    let lock = std::fs::File::open(paths.watch_lock()).ok()?;
+    match lock.try_lock_shared() {
+        Err(std::fs::TryLockError::WouldBlock) => {}
+        // No watcher holds it (or locks do not work here): the state is stale, if any.
+        _ => return None,
+    }
+    let state = std::fs::read(paths.watch_state()).ok()?;
+    serde_json::from_slice(&state).ok()
 }

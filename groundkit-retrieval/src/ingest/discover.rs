@@ -32,6 +32,8 @@ pub(super) enum Item {
         path: PathBuf,
         rel: String,
         kind: FileKind,
+        /// Where `path` leads when it is a symbolic link.
+        target: Option<PathBuf>,
     },
     /// A source-code file.
     #[cfg(feature = "code")]
@@ -39,6 +41,7 @@ pub(super) enum Item {
         path: PathBuf,
         rel: String,
         kind: code::SourceKind,
+        target: Option<PathBuf>,
     },
     Url(String),
     Beir {
@@ -48,10 +51,13 @@ pub(super) enum Item {
     Invalid {
         source: String,
         reason: String,
+        /// The file a walk found, for an error of the walk (not of an input).
+        found: Option<PathBuf>,
     },
     /// A file not worth reading, counted by its reason.
     #[cfg(feature = "code")]
     Skipped {
+        path: PathBuf,
         rel: String,
         reason: SkipReason,
     },
@@ -66,6 +72,41 @@ impl Item {
             Item::Code { rel, .. } => Some(rel),
             _ => None,
         }
+    }
+
+    /// The file's path as walked and, for a symbolic link, where it leads (`File`, `Code`,
+    /// `Beir`, `Skipped`); `None` for the rest.
+    pub(super) fn paths(&self) -> Option<(&Path, Option<&Path>)> {
+        match self {
+            Item::File { path, target, .. } => Some((path, target.as_deref())),
+            #[cfg(feature = "code")]
+            Item::Code { path, target, .. } => Some((path, target.as_deref())),
+            #[cfg(feature = "code")]
+            Item::Skipped { path, .. } => Some((path, None)),
+            Item::Beir { path, .. } => Some((path, None)),
+            _ => None,
+        }
+    }
+
+    /// The file a walk found, for an invalid item the walk found (`None` for the rest).
+    pub(super) fn invalid_path(&self) -> Option<&Path> {
+        match self {
+            Item::Invalid { found, .. } => found.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether it is a mail file, whose attachments are documents of their own.
+    #[cfg(feature = "office")]
+    pub(super) fn is_mail(&self) -> bool {
+        use crate::office::Format;
+        matches!(
+            self,
+            Item::File {
+                kind: FileKind::Office(Format::Email | Format::Mbox),
+                ..
+            }
+        )
     }
 
     /// The source it names, as a summary reports it: a path, a URL, or what was given.
@@ -136,16 +177,27 @@ fn skipped_by_name(path: &Path) -> Option<SkipReason> {
     code::skip::skip_by_name(path.file_name()?.to_str()?)
 }
 
-/// The item of a candidate file: skipped by its name, or read as `kind`.
-fn candidate(path: PathBuf, rel: String, kind: Kind) -> Item {
+/// The item of a candidate file (a symbolic link to `target`): skipped by its name, or read as
+/// `kind`.
+fn candidate(path: PathBuf, rel: String, kind: Kind, target: Option<PathBuf>) -> Item {
     #[cfg(feature = "code")]
     if let Some(reason) = skipped_by_name(&path) {
-        return Item::Skipped { rel, reason };
+        return Item::Skipped { path, rel, reason };
     }
     match kind {
-        Kind::Document(kind) => Item::File { path, rel, kind },
+        Kind::Document(kind) => Item::File {
+            path,
+            rel,
+            kind,
+            target,
+        },
         #[cfg(feature = "code")]
-        Kind::Code(kind) => Item::Code { path, rel, kind },
+        Kind::Code(kind) => Item::Code {
+            path,
+            rel,
+            kind,
+            target,
+        },
     }
 }
 
@@ -169,6 +221,7 @@ pub(super) fn discover(options: &IngestOptions, base: &Path) -> (Vec<Item>, Vec<
             items.push(Item::Invalid {
                 source: input.clone(),
                 reason: "does not exist".into(),
+                found: None,
             });
             continue;
         };
@@ -176,6 +229,7 @@ pub(super) fn discover(options: &IngestOptions, base: &Path) -> (Vec<Item>, Vec<
             items.push(Item::Invalid {
                 source: input.clone(),
                 reason: "lies outside the base directory".into(),
+                found: None,
             });
             continue;
         };
@@ -197,15 +251,17 @@ pub(super) fn discover(options: &IngestOptions, base: &Path) -> (Vec<Item>, Vec<
                     _ => items.push(Item::Invalid {
                         source: input.clone(),
                         reason: "holds no corpus.jsonl".into(),
+                        found: None,
                     }),
                 }
             }
             InputFormat::Files if path.is_dir() => walk(&path, base, &mut items),
             InputFormat::Files => match file_kind(&path) {
-                Some(kind) => items.push(candidate(path, rel, kind)),
+                Some(kind) => items.push(candidate(path, rel, kind, None)),
                 None => items.push(Item::Invalid {
                     source: rel,
                     reason: UNSUPPORTED.into(),
+                    found: None,
                 }),
             },
         }
@@ -254,6 +310,7 @@ fn walk(dir: &Path, base: &Path, items: &mut Vec<Item>) {
             };
             if let Some(reason) = reason.filter(|_| lock || file_kind(entry.path()).is_some()) {
                 items.push(Item::Skipped {
+                    path: entry.path().to_path_buf(),
                     rel: shown(),
                     reason,
                 });
@@ -268,11 +325,13 @@ fn walk(dir: &Path, base: &Path, items: &mut Vec<Item>) {
             Ok(real) if real.starts_with(base) => {
                 // The walk's own path is read, not `real`: a symlink inside the base is cited by
                 // the name the corpus gives it, and `open_within` checks where it leads when read.
-                items.push(candidate(entry.path().to_path_buf(), shown, kind));
+                let target = entry.path_is_symlink().then_some(real);
+                items.push(candidate(entry.path().to_path_buf(), shown, kind, target));
             }
             _ => items.push(Item::Invalid {
                 source: shown,
                 reason: "resolves outside the base directory or is unreadable".into(),
+                found: Some(entry.path().to_path_buf()),
             }),
         }
     }

@@ -8,6 +8,7 @@
 
 #[cfg(feature = "office")]
 mod attachments;
+mod changed;
 mod discover;
 mod front_matter;
 mod ledger;
@@ -88,6 +89,12 @@ pub struct IngestOptions {
     /// is approximate and fast; below it, dense search compares the query with every vector.
     /// Default [`DEFAULT_MIN_VECTORS`](crate::vectors::graph::DEFAULT_MIN_VECTORS).
     pub graph_min_vectors: usize,
+    /// When set, the ingest reads again only the files under these paths (absolute paths as
+    /// discovery walks them: files, or directories standing for everything under them) and the
+    /// files the collection does not hold yet; every other file it holds is kept as stored,
+    /// unread, and URLs are not fetched again. What the corpus no longer has is removed either
+    /// way. A watcher passes the paths it was told changed; `None` reads everything.
+    pub changed: Option<Vec<PathBuf>>,
 }
 
 impl std::fmt::Debug for IngestOptions {
@@ -123,6 +130,7 @@ impl IngestOptions {
             embedder: None,
             drop_vectors: false,
             graph_min_vectors: crate::vectors::graph::DEFAULT_MIN_VECTORS,
+            changed: None,
         }
     }
 }
@@ -341,8 +349,15 @@ pub fn ingest(
     let mut writer = Writer::start(&paths, options, &base)?;
 
     let (items, roots) = discover::discover(options, &base);
+    // Roots whose documents stay as stored: a corpus that failed, or that did not change.
+    let (items, mut kept_roots) = match &options.changed {
+        Some(paths) => {
+            let narrowed = changed::narrow(items, &changed::Changed::new(paths), &mut writer)?;
+            (narrowed.items, narrowed.kept_roots)
+        }
+        None => (items, Vec::new()),
+    };
     progress.start(items.len());
-    let mut failed_roots: Vec<String> = Vec::new();
     let known = writer.known_hashes(items.iter().filter_map(Item::file_name))?;
     let stager = Stager {
         base: &base,
@@ -353,13 +368,13 @@ pub fn ingest(
     stager.run(items, |staged| -> Result<(), Error> {
         let (item, staged) = match staged {
             Staged::File { item, staged } => (item, *staged),
-            Staged::Other(Item::Invalid { source, reason }) => {
+            Staged::Other(Item::Invalid { source, reason, .. }) => {
                 progress.item(&source, &ItemOutcome::Failed(reason.clone()));
                 writer.fail(source, reason);
                 return Ok(());
             }
             #[cfg(feature = "code")]
-            Staged::Other(Item::Skipped { rel, reason }) => {
+            Staged::Other(Item::Skipped { rel, reason, .. }) => {
                 let name = writer.summary.skipped.count(reason);
                 progress.item(&rel, &ItemOutcome::NotSource(name));
                 return Ok(());
@@ -376,7 +391,7 @@ pub fn ingest(
                     Err(FileError::Fatal(err)) => return Err(err),
                     Err(skipped) => {
                         let reason = skipped.reason();
-                        failed_roots.push(rel.clone());
+                        kept_roots.push(rel.clone());
                         writer.fail(rel.clone(), reason.clone());
                         ItemOutcome::Failed(reason)
                     }
@@ -402,7 +417,7 @@ pub fn ingest(
     progress.phase("removing");
     let in_scope = |row: &DocumentRow| {
         row.source_class != SourceClass::Snapshot
-            && !failed_roots.contains(&row.source)
+            && !kept_roots.contains(&row.source)
             && roots.iter().any(|root| {
                 root.is_empty()
                     || row.source == *root

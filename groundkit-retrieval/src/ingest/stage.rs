@@ -114,13 +114,13 @@ impl Stager<'_> {
 
     fn stage_file(&self, item: &Item, known: &Known) -> Result<StagedFile, FileError> {
         match item {
-            Item::File { path, rel, kind } => {
-                sources::stage_file(self.base, path, rel, *kind, self.max_bytes, known)
-            }
+            Item::File {
+                path, rel, kind, ..
+            } => sources::stage_file(self.base, path, rel, *kind, self.max_bytes, known),
             #[cfg(feature = "code")]
-            Item::Code { path, rel, kind } => {
-                sources::stage_code(self.base, path, rel, *kind, self.max_bytes, known)
-            }
+            Item::Code {
+                path, rel, kind, ..
+            } => sources::stage_code(self.base, path, rel, *kind, self.max_bytes, known),
             _ => Err(FileError::Skip("is not a file".into())),
         }
     }

@@ -249,6 +249,14 @@ impl<'a> Writer<'a> {
         Ok(known)
     }
 
+    /// Whether the store holds `document_id` as this build writes it (a document written before
+    /// stores kept metadata is read again, as if changed).
+    pub(super) fn holds(&self, document_id: &str) -> Result<bool, Error> {
+        Ok(self
+            .stored(document_id)?
+            .is_some_and(|row| row.metadata.is_some()))
+    }
+
     /// The store's row of `document_id` (none while a new collection has no store yet).
     fn stored(&self, document_id: &str) -> Result<Option<DocumentRow>, Error> {
         match &self.conn {

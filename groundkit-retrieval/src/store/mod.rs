@@ -10,7 +10,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::APPLICATION_ID;
-use crate::model::{Citation, SourceClass};
+use crate::model::{Citation, LastChange, SourceClass};
 use groundkit_core::Error;
 
 #[cfg(feature = "ingest")]
@@ -270,6 +270,35 @@ pub(crate) fn chunk_record_in(
     .map_err(sql_err("cannot read a chunk"))
 }
 
+/// The `meta` rows `write::record_change` wrote, if the last commit wrote them.
+fn last_change(conn: &Connection) -> Result<Option<LastChange>, Error> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT key, value FROM meta WHERE key IN
+                 ('changed_at', 'changed_added', 'changed_updated', 'changed_removed')",
+        )
+        .map_err(sql_err("cannot read the collection's last change"))?;
+    let rows = stmt
+        .query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+        })
+        .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+        .map_err(sql_err("cannot read the collection's last change"))?;
+    let value = |key: &str| rows.iter().find(|(k, _)| k == key).map(|(_, v)| *v);
+    let count = |key: &str| value(key).map_or(0, |v| v.max(0) as u64);
+    let Some(at) = value("changed_at") else {
+        return Ok(None);
+    };
+    let at = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(at) * 1_000_000)
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    Ok(Some(LastChange {
+        at: crate::model::rfc3339(at),
+        added: count("changed_added"),
+        updated: count("changed_updated"),
+        removed: count("changed_removed"),
+    }))
+}
+
 /// Aggregate counts, read in one snapshot.
 #[derive(Debug, Clone)]
 pub(crate) struct StoreStatus {
@@ -277,6 +306,9 @@ pub(crate) struct StoreStatus {
     pub(crate) schema_version: u32,
     pub(crate) document_count: u64,
     pub(crate) chunk_count: u64,
+    /// What the committed generation changed, and when (absent in a store whose last commit
+    /// did not record it).
+    pub(crate) last_change: Option<LastChange>,
 }
 
 /// The generation and the counts its commit recorded (`write::set_generation`), so reading them
@@ -305,11 +337,13 @@ pub(crate) fn status(conn: &mut Connection) -> Result<StoreStatus, Error> {
     };
     let document_count = count("document_count", "documents")?;
     let chunk_count = count("chunk_count", "chunks")?;
+    let last_change = last_change(&tx)?;
     tx.finish().map_err(sql_err("cannot read the collection"))?;
     Ok(StoreStatus {
         generation,
         schema_version,
         document_count,
         chunk_count,
+        last_change,
     })
 }

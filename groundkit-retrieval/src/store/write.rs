@@ -178,6 +178,24 @@ pub(crate) fn set_generation(conn: &Connection, generation: u64) -> Result<(), E
     Ok(())
 }
 
+/// Records what the generation being committed changed, and when (milliseconds since the Unix
+/// epoch): `meta` rows that `index_status` reports.
+pub(crate) fn record_change(
+    conn: &Connection,
+    at_millis: i64,
+    (added, updated, removed): (u64, u64, u64),
+) -> Result<(), Error> {
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES
+             ('changed_at', ?1), ('changed_added', ?2), ('changed_updated', ?3),
+             ('changed_removed', ?4)",
+        params![at_millis, count(added), count(updated), count(removed)],
+    )
+    .map_err(sql_err("cannot record the collection's change"))?;
+    Ok(())
+}
+
 /// The `meta` rows of the document and chunk counts, as the store's rows stand (after
 /// `INSERT OR IGNORE` or `INSERT OR REPLACE`).
 pub(super) const COUNTS: &str = "INTO meta (key, value) VALUES

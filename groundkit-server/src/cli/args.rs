@@ -64,6 +64,15 @@ pub(crate) struct ServeCommand {
     /// Where and how to serve.
     #[command(flatten)]
     pub(crate) serve: crate::serve::ServeArgs,
+    /// Keep a collection of these files and directories and follow them as they change: a
+    /// watcher process (`grk ingest --watch`), started, restarted and stopped with the server,
+    /// ingests them and publishes a generation for each settled burst of changes.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub(crate) watch: Vec<String>,
+    /// The collection `--watch` keeps (default: the name of the first watched directory, or of
+    /// the directory of the first watched file).
+    #[arg(long, value_name = "NAME", requires = "watch")]
+    pub(crate) watch_collection: Option<String>,
 }
 
 /// `grk ingest`.
@@ -95,12 +104,35 @@ pub(crate) struct IngestArgs {
     /// its new generation published to the cluster).
     #[arg(long, value_enum, default_value_t = BackendArg::Local)]
     pub(crate) backend: BackendArg,
-    /// Print the summary as JSON.
+    /// Print the summary as JSON (with `--watch`, one line per ingest).
     #[arg(long)]
     pub(crate) json: bool,
+    /// After the ingest, keep following the files and directories and publish a new generation
+    /// for each settled burst of changes, reading only what changed, until stopped.
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// With `--watch`: look for changes by reading the inputs' metadata every SECONDS instead
+    /// of through the system's file notifications (for file systems that send none, such as
+    /// network mounts).
+    #[arg(long, value_name = "SECONDS", requires = "watch", value_parser = parse_seconds)]
+    pub(crate) poll_interval: Option<std::time::Duration>,
+    /// With `--watch`: stop when standard input closes (how `grk serve --watch` stops the
+    /// watcher it runs, even when it is killed).
+    #[arg(long, requires = "watch")]
+    pub(crate) stop_on_eof: bool,
     /// Files, directories (walked, honouring .gitignore) and http:// URLs.
     #[arg(required = true)]
     pub(crate) inputs: Vec<String>,
+}
+
+/// A positive number of seconds, such as `2` or `0.5`.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => {
+            Ok(std::time::Duration::from_secs_f64(seconds))
+        }
+        _ => Err("expected a number of seconds above 0, at most 86400".to_owned()),
+    }
 }
 
 /// Input formats.

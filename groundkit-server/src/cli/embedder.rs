@@ -101,6 +101,42 @@ impl EmbedArgs {
     }
 }
 
+impl EmbedArgs {
+    /// These options as a command line gives them, for a `grk` process that must embed as this
+    /// one does (the watcher `serve --watch` runs).
+    pub(crate) fn to_args(&self) -> Vec<std::ffi::OsString> {
+        let mut args: Vec<std::ffi::OsString> = Vec::new();
+        let mut pair = |name: &str, value: Option<std::ffi::OsString>| {
+            if let Some(value) = value {
+                args.push(name.into());
+                args.push(value);
+            }
+        };
+        pair("--embed-model", self.embed_model.clone().map(Into::into));
+        pair(
+            "--embed-hub-model",
+            self.embed_hub_model.clone().map(Into::into),
+        );
+        pair(
+            "--embed-threads",
+            self.embed_threads.map(|n| n.to_string().into()),
+        );
+        pair("--embed-url", self.embed_url.clone().map(Into::into));
+        pair(
+            "--embed-api-model",
+            self.embed_api_model.clone().map(Into::into),
+        );
+        pair(
+            "--embed-api-key-env",
+            self.embed_api_key_env.clone().map(Into::into),
+        );
+        if self.embed_allow_private {
+            args.push("--embed-allow-private".into());
+        }
+        args
+    }
+}
+
 /// What `grk` calls each embedder setting in an error: its option. The settings it has no
 /// option for keep the embed crate's names.
 pub(super) fn embed_names(setting: Setting) -> &'static str {

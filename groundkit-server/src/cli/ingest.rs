@@ -19,6 +19,14 @@ pub(super) fn ingest(
     args: &IngestArgs,
     embedder: Option<Arc<dyn Embedder>>,
 ) -> Result<u8, Error> {
+    if args.watch && args.backend == BackendArg::Opensearch {
+        return Err(Error::InvalidRequest {
+            field: Some("watch".to_owned()),
+            message: "--watch keeps a collection of the index directory; publish it to a \
+                      cluster with `grk ingest --backend opensearch`"
+                .to_owned(),
+        });
+    }
     let cluster = match args.backend {
         BackendArg::Local => None,
         BackendArg::Opensearch => {
@@ -48,6 +56,10 @@ pub(super) fn ingest(
     options.embedder = embedder;
     options.drop_vectors = args.drop_vectors;
     options.graph_min_vectors = args.graph_min_vectors;
+    if args.watch {
+        super::watch::watch(options, args.poll_interval, args.stop_on_eof, args.json)?;
+        return Ok(exit::SUCCESS);
+    }
     let mut progress = progress::CliProgress::new(args.json);
     let summary = retrieval::ingest(&options, &mut progress);
     progress.finish();

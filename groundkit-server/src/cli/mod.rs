@@ -13,7 +13,8 @@
 //! - `cluster`: the `--opensearch-*` options.
 //! - `serve`: the service assembled from the options, for `grk serve` and the read commands.
 //! - `tools`: `search`, `fetch`, `status` and `list`, through the service's tools.
-//! - `ingest`: ingest and publish; `eval`: retrieval quality.
+//! - `ingest`: ingest and publish; `watch`: `ingest --watch`; `supervise`: the watcher process
+//!   `serve --watch` runs; `eval`: retrieval quality.
 //! - `output` and `progress`: what the commands print.
 //! - `malloc`: how `serve` has the allocator give large blocks back.
 
@@ -28,7 +29,9 @@ mod progress;
 mod reranker;
 mod serve;
 mod source;
+mod supervise;
 mod tools;
+mod watch;
 
 pub use args::Cli;
 

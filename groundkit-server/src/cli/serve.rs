@@ -79,7 +79,18 @@ pub(super) fn serve(
             return ExitCode::from(exit::USAGE);
         }
     };
-    match crate::serve::run(state, &args.serve) {
+    let supervisor = match super::supervise::Supervisor::start(cli, args) {
+        Ok(supervisor) => supervisor,
+        Err(err) => {
+            report_error(&err);
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let served = crate::serve::run(state, &args.serve);
+    if let Some(supervisor) = supervisor {
+        supervisor.stop();
+    }
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");

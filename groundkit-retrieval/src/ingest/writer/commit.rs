@@ -79,6 +79,8 @@ impl Writer<'_> {
             })?;
             progress.commit_step(CommitStep::LexicalPublished);
             write::set_generation(&conn, generation)?;
+            let changes = (summary.added, summary.updated, summary.removed);
+            write::record_change(&conn, unix_millis(), changes)?;
             conn.execute_batch("COMMIT")
                 .map_err(store::sql_err("cannot commit the ingest"))?;
             progress.commit_step(CommitStep::StoreCommitted);
@@ -143,6 +145,13 @@ impl Writer<'_> {
             Ok(())
         })
     }
+}
+
+/// Now, in milliseconds since the Unix epoch.
+fn unix_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 fn remove_unreferenced_snapshots(conn: &Connection, paths: &CollectionPaths) -> Result<(), Error> {

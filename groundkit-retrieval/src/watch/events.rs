@@ -1,0 +1,175 @@
+//! Where changes come from: the system's file notifications through `notify` (inotify, FSEvents,
+//! ReadDirectoryChangesW) or, where those are unavailable or past the system's limit on watches,
+//! `notify`'s polling watcher; and which of the paths they name a collection cares about.
+
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use crate::model::WatchMode;
+use groundkit_core::Error;
+
+/// What reaches the watch loop.
+pub(super) enum Message {
+    /// Paths that changed (maybe several times, maybe not in a way that matters).
+    Changed(Vec<PathBuf>),
+    /// Changes may have been missed (a notification queue overflowed): read everything.
+    Rescan,
+    /// The system refused a watch past its limit while following: switch to polling.
+    WatchLimit,
+    /// Stop after the generation being built, if any.
+    Stop,
+}
+
+/// One watched input: a directory followed with everything under it, or a file (followed
+/// through its directory, so a file replaced by a rename is still followed).
+#[derive(Debug, Clone)]
+pub(super) struct Root {
+    pub(super) path: PathBuf,
+    pub(super) dir: bool,
+}
+
+/// A running watcher of the roots; dropping it stops it.
+pub(super) struct Follower {
+    _watcher: Box<dyn Watcher + Send>,
+    pub(super) mode: WatchMode,
+}
+
+/// Starts following `roots`, sending what it notices to `sender`: by polling every `poll` when
+/// given, else by notifications, falling back to polling every `fallback` (with `said` called
+/// once with the reason) when notifications cannot follow them.
+pub(super) fn follow(
+    roots: &[Root],
+    sender: &Sender<Message>,
+    poll: Option<Duration>,
+    fallback: Duration,
+    said: &mut dyn FnMut(&str),
+) -> Result<Follower, Error> {
+    if let Some(interval) = poll {
+        return polling(roots, sender, interval);
+    }
+    match notifying(roots, sender) {
+        Ok(follower) => Ok(follower),
+        Err(err) => {
+            let reason = match err.kind {
+                notify::ErrorKind::MaxFilesWatch => {
+                    "the system's limit on file watches is reached (fs.inotify.max_user_watches)"
+                        .to_owned()
+                }
+                _ => format!("file notifications are unavailable ({err})"),
+            };
+            said(&format!(
+                "{reason}: polling every {:.1} s instead",
+                fallback.as_secs_f64()
+            ));
+            polling(roots, sender, fallback)
+        }
+    }
+}
+
+fn notifying(roots: &[Root], sender: &Sender<Message>) -> notify::Result<Follower> {
+    let sender = sender.clone();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let _ = sender.send(message(event));
+    })?;
+    watch_roots(&mut watcher, roots)?;
+    Ok(Follower {
+        _watcher: Box::new(watcher),
+        mode: WatchMode::Notify,
+    })
+}
+
+fn polling(
+    roots: &[Root],
+    sender: &Sender<Message>,
+    interval: Duration,
+) -> Result<Follower, Error> {
+    let sender = sender.clone();
+    let config = notify::Config::default()
+        .with_poll_interval(interval)
+        .with_follow_symlinks(false);
+    let mut watcher = notify::PollWatcher::new(
+        move |event: notify::Result<notify::Event>| {
+            let _ = sender.send(message(event));
+        },
+        config,
+    )
+    .map_err(|err| Error::internal(format!("cannot start polling: {err}")))?;
+    watch_roots(&mut watcher, roots)
+        .map_err(|err| Error::internal(format!("cannot poll the inputs: {err}")))?;
+    Ok(Follower {
+        _watcher: Box::new(watcher),
+        mode: WatchMode::Poll,
+    })
+}
+
+fn watch_roots(watcher: &mut dyn Watcher, roots: &[Root]) -> notify::Result<()> {
+    let mut dirs: HashSet<&Path> = HashSet::new();
+    for root in roots {
+        let (dir, mode) = if root.dir {
+            (root.path.as_path(), RecursiveMode::Recursive)
+        } else {
+            let parent = root.path.parent().unwrap_or(&root.path);
+            (parent, RecursiveMode::NonRecursive)
+        };
+        if dirs.insert(dir) {
+            watcher.watch(dir, mode)?;
+        }
+    }
+    Ok(())
+}
+
+fn message(event: notify::Result<notify::Event>) -> Message {
+    match event {
+        Ok(event) if event.need_rescan() => Message::Rescan,
+        // Reading a file changes nothing; every write is a modification too.
+        Ok(event) if matches!(event.kind, EventKind::Access(_)) => Message::Changed(Vec::new()),
+        Ok(event) => Message::Changed(event.paths),
+        Err(err) if matches!(err.kind, notify::ErrorKind::MaxFilesWatch) => Message::WatchLimit,
+        // Any other error of the watcher may have lost an event.
+        Err(_) => Message::Rescan,
+    }
+}
+
+/// Which changed paths a collection cares about: those under its roots, outside the index
+/// directory, and not hidden below a root (a walk never reads hidden files), but for the ignore
+/// files that decide what a walk reads.
+pub(super) struct Relevance {
+    pub(super) roots: Vec<Root>,
+    pub(super) index_dir: PathBuf,
+}
+
+/// Files that change what a walk reads, though hidden.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+
+impl Relevance {
+    pub(super) fn cares(&self, path: &Path) -> bool {
+        if path.starts_with(&self.index_dir) {
+            return false;
+        }
+        let Some(root) = self.roots.iter().find(|root| path.starts_with(&root.path)) else {
+            return false;
+        };
+        let Ok(below) = path.strip_prefix(&root.path) else {
+            return false;
+        };
+        let hidden = |c: &Component<'_>| {
+            c.as_os_str()
+                .to_str()
+                .is_some_and(|name| name.starts_with('.'))
+        };
+        let components: Vec<Component<'_>> = below.components().collect();
+        match components.split_last() {
+            None => true,
+            Some((last, above)) => {
+                let name = last.as_os_str().to_str().unwrap_or("");
+                below == Path::new(".git/info/exclude")
+                    || (!above.iter().any(hidden)
+                        && (!hidden(last) || IGNORE_FILES.contains(&name)))
+            }
+        }
+    }
+}
