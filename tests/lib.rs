@@ -170,6 +170,11 @@ impl ServerProcess {
         Ok(Self { child, addr })
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The same port on `127.0.0.1`: where a client on this machine reaches a wildcard bind.
     pub fn loopback(&self) -> SocketAddr {
         SocketAddr::from(([127, 0, 0, 1], self.addr.port()))

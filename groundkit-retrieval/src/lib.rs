@@ -13,6 +13,8 @@
 //!                                 and, when it was ingested with an embedder, `vectors.bin`
 //!                                 (and, for a large generation, their graph `vectors.hnsw`)
 //! <index_dir>/NAME.snapshots/     fetched text of `snapshot` (URL) sources, content-addressed
+//! <index_dir>/NAME.watch.lock     locked by the watcher following the collection's files, while
+//! <index_dir>/NAME.watch.json     it runs, and its state (feature `watch`)
 //! ```
 //!
 //! # The generation invariant

@@ -45,6 +45,10 @@
 //!   `dense::re_ingest_embeds_only_the_chunks_whose_text_changed`; the HNSW graph: `graph.rs`.
 //! - A re-ingest removes exactly what vanished, reading the store in pages:
 //!   `ingest::beir_reingest_across_store_pages_removes_exactly_the_vanished_records`.
+//! - A watcher reads only what changed, follows edits, atomic saves, renames, deletions,
+//!   directories moved in and out, `.gitignore` edits and symbolic links, publishes a burst as
+//!   one generation or a few, and, killed, leaves a whole generation for the next to catch up
+//!   from; `serve --watch` keeps one running: `watch.rs`.
 //! - `grk`'s read commands answer exactly what REST answers:
 //!   `cli::the_read_commands_answer_exactly_what_rest_answers`.
 //!
@@ -87,6 +91,7 @@ mod listing;
 mod search;
 mod several;
 mod structure;
+mod watch;
 
 use std::path::{Path, PathBuf};
 

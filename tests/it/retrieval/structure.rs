@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The modules of `groundkit-retrieval/src/`, each allowed to use only those before it. The
-/// write surface (`chunk`, `code`, `snapshot_fetch`, `ingest`) comes last: nothing of the read surface
+/// write surface (`chunk`, `code`, `snapshot_fetch`, `ingest`, `watch`) comes last: nothing of the read surface
 /// may use it.
 const ORDER: &[&str] = &[
     "model",
@@ -36,6 +36,7 @@ const ORDER: &[&str] = &[
     "code",
     "snapshot_fetch",
     "ingest",
+    "watch",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
