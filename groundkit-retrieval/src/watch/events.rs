@@ -173,3 +173,45 @@ impl Relevance {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_changes_a_walk_would_read_or_that_decide_what_it_reads_matter() {
+        let relevance = Relevance {
+            roots: vec![
+                Root {
+                    path: PathBuf::from("/work/tree"),
+                    dir: true,
+                },
+                Root {
+                    path: PathBuf::from("/work/notes.md"),
+                    dir: false,
+                },
+            ],
+            index_dir: PathBuf::from("/work/tree/.groundkit"),
+        };
+        for (path, cares) in [
+            ("/work/tree", true),
+            ("/work/tree/src/lib.rs", true),
+            ("/work/tree/src", true),
+            ("/work/tree/.gitignore", true),
+            ("/work/tree/src/.ignore", true),
+            ("/work/tree/.git/info/exclude", true),
+            ("/work/notes.md", true),
+            // The index directory, hidden files and folders, and what lies outside the inputs.
+            ("/work/tree/.groundkit/t.sqlite3", false),
+            ("/work/tree/.git/index", false),
+            ("/work/tree/src/.lib.rs.swp", false),
+            ("/work/tree/.cache/x.md", false),
+            ("/work/tree/.cache/.gitignore", false),
+            ("/work/tree/sub/.git/info/exclude", false),
+            ("/work/other.md", false),
+            ("/work/treetop/a.md", false),
+        ] {
+            assert_eq!(relevance.cares(Path::new(path)), cares, "{path}");
+        }
+    }
+}
