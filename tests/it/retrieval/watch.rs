@@ -25,18 +25,17 @@ struct Watcher {
 
 impl Watcher {
     fn start(fx: &Fixture, collection: &str, extra: &[&str]) -> Self {
-        let mut child = fx
-            .grk()
-            .args([
-                "ingest",
-                "--collection",
-                collection,
-                "--watch",
-                "--json",
-                "--stop-on-eof",
-            ])
+        let mut command = fx.grk();
+        command
+            .args(["ingest", "--collection", collection])
+            .args(["--watch", "--json", "--stop-on-eof"])
             .args(extra)
-            .arg(&fx.base)
+            .arg(&fx.base);
+        Self::spawn(command)
+    }
+
+    fn spawn(mut command: std::process::Command) -> Self {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -373,6 +372,52 @@ fn polling_follows_changes_where_notifications_are_not_used() {
     std::fs::remove_file(fx.base.join("a.md")).expect("delete");
     watcher.until_documents(&fx, "p", &["b.md"]);
     assert!(top_text(&fx, "p", "juniper").is_some());
+}
+
+#[test]
+fn past_the_systems_limit_on_watches_the_watcher_says_so_and_polls() {
+    let fx = Fixture::new();
+    for i in 0..8 {
+        fx.write(&format!("d{i}/a.md"), format!("Note {i}."));
+    }
+    // A user namespace of its own, whose limit on inotify watches is 3: fewer than the tree's
+    // nine directories.
+    let grk = fx.grk();
+    let mut command = std::process::Command::new("unshare");
+    command
+        .args(["--user", "--map-root-user", "sh", "-c"])
+        .arg("echo 3 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"")
+        .arg(grk.get_program())
+        .args(grk.get_args())
+        .args([
+            "ingest",
+            "--collection",
+            "limited",
+            "--watch",
+            "--json",
+            "--stop-on-eof",
+        ])
+        .arg(&fx.base)
+        .current_dir(&fx.base);
+    let watcher = Watcher::spawn(command);
+    assert_eq!(watcher.next().added, 8);
+    let status = status_of(&fx, "limited");
+    assert_eq!(status.watcher.expect("a watcher").mode, WatchMode::Poll);
+    fx.write("d3/b.md", "Found by polling: lovage.");
+    watcher.until_documents(&fx, "limited", &{
+        let mut ids: Vec<String> = (0..8).map(|i| format!("d{i}/a.md")).collect();
+        ids.push("d3/b.md".to_owned());
+        ids.sort();
+        ids
+    });
+    let log = watcher.log();
+    assert_eq!(
+        log.matches("the system's limit on file watches is reached")
+            .count(),
+        1,
+        "said once: {log}"
+    );
+    assert!(log.contains("polling every 2.0 s instead"), "{log}");
 }
 
 #[test]
