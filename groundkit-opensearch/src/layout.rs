@@ -81,8 +81,10 @@ pub(crate) fn generation_of(alias: &str, index: &str) -> Option<u64> {
 /// is a keyword of [`modified_text`]'s zero-padded digits, not a number: the cluster rewrites a
 /// numeric range that none of a shard's values can meet to "match nothing" on that shard,
 /// which drops the shard from the term statistics a search gathers first, and scores would
-/// then depend on the filter.
-pub(crate) const LAYOUT: u32 = 2;
+/// then depend on the filter. 3: besides, each chunk has its document's `content_hash`, so a
+/// publish can tell which documents changed since the index it starts from and send only
+/// those; a publish over an index of an earlier layout sends every chunk.
+pub(crate) const LAYOUT: u32 = 3;
 
 /// How a chunk's modification time (seconds since the Unix epoch) is indexed: 20 digits, so
 /// that text order is number order.
@@ -117,6 +119,19 @@ impl GenerationMeta {
     /// Whether this generation's index holds the fields filters read.
     pub(crate) fn filterable(&self) -> bool {
         self.layout >= 2
+    }
+
+    /// Whether an index of `next` can start from a copy of this generation's index and take
+    /// only the documents that changed: it records each chunk's content hash, and holds its
+    /// chunks as `next` would (same engine schema, shards and embedder).
+    pub(crate) fn can_grow_into(&self, next: &GenerationMeta) -> bool {
+        self.layout >= 3
+            && self.layout == next.layout
+            && self.collection == next.collection
+            && self.generation < next.generation
+            && self.schema_version == next.schema_version
+            && self.shards == next.shards
+            && self.embedding == next.embedding
     }
 }
 
@@ -169,6 +184,7 @@ pub(crate) fn index_body(meta: &GenerationMeta, shards: u32, replicas: u32) -> V
     let mut properties = json!({
         "chunk_id": { "type": "keyword" },
         "document_id": { "type": "keyword" },
+        "content_hash": { "type": "keyword" },
         "chunk_index": { "type": "integer", "index": false },
         "start_offset": { "type": "long", "index": false },
         "end_offset": { "type": "long", "index": false },

@@ -1,6 +1,7 @@
 //! Publishing a committed local generation as the collection's next index, then moving the
 //! alias to it in one atomic request; and removing what earlier publishes left behind.
 
+use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use groundkit_core::Error;
@@ -55,6 +56,14 @@ pub struct Published {
     /// Indices deleted: left by a publish that died before its alias request, or older than
     /// the retention window.
     pub removed: Vec<String>,
+    /// Chunks sent to the cluster: every chunk, or, for an index grown from the previous one,
+    /// the chunks of the documents that changed or are new.
+    pub loaded: u64,
+    /// The index the new one was grown from (a copy of it, with only what changed sent), when
+    /// it was; `None` when every chunk was loaded into a new index.
+    pub grown_from: Option<String>,
+    /// Documents removed from the copy: gone, or changed, since the index it copied.
+    pub deleted_documents: u64,
 }
 
 /// The generation indices of a collection, and which one the alias names.
@@ -145,6 +154,9 @@ pub fn publish(
             chunks,
             unchanged: true,
             removed,
+            loaded: 0,
+            grown_from: None,
+            deleted_documents: 0,
         });
     }
 
@@ -159,13 +171,30 @@ pub fn publish(
         embedding: status.embedding.clone(),
         layout: layout::LAYOUT,
     };
-    cluster.ok(
-        "PUT",
-        &format!("/{target}?wait_for_active_shards=1"),
-        Some(&layout::index_body(&meta, options.shards, options.replicas)),
-    )?;
-    let chunks =
-        retrieval::export_chunks(open, options.batch, |batch| bulk(cluster, &target, &batch))?;
+    // Grown from a copy of the current index when it can be: only what changed is sent.
+    let base = match &before.current {
+        Some(current) => Some(generation_meta(cluster, current)?)
+            .filter(|held| held.can_grow_into(&meta))
+            .map(|_| current.as_str()),
+        None => None,
+    };
+    let (loaded, expected, deleted_documents) = match base {
+        Some(current) => {
+            let grown = grow(cluster, open, current, &target, &meta, options)?;
+            (grown.loaded, status.chunk_count, grown.deleted_documents)
+        }
+        None => {
+            cluster.ok(
+                "PUT",
+                &format!("/{target}?wait_for_active_shards=1"),
+                Some(&layout::index_body(&meta, options.shards, options.replicas)),
+            )?;
+            let chunks = retrieval::export_chunks(open, options.batch, |batch| {
+                bulk(cluster, &target, &batch)
+            })?;
+            (chunks, chunks, 0)
+        }
+    };
     cluster.ok("POST", &format!("/{target}/_refresh"), None)?;
     cluster.ok(
         "PUT",
@@ -202,11 +231,11 @@ pub fn publish(
             ),
         });
     }
-    let loaded = count(cluster, &target)?;
-    if loaded != chunks {
+    let chunks = count(cluster, &target)?;
+    if chunks != expected {
         return Err(failure(
             "the search cluster did not keep every chunk",
-            format!("{target}: {loaded} documents after loading {chunks} chunks"),
+            format!("{target}: {chunks} documents where the generation has {expected} chunks"),
         ));
     }
 
@@ -225,7 +254,175 @@ pub fn publish(
         chunks,
         unchanged: false,
         removed,
+        loaded,
+        grown_from: base.map(str::to_owned),
+        deleted_documents,
     })
+}
+
+/// What growing a new index from the current one did.
+struct Grown {
+    loaded: u64,
+    deleted_documents: u64,
+}
+
+/// Builds `target` as a copy of `current` (write-blocked, as every published index is), then
+/// removes the documents that changed or are gone since and loads those that changed or are
+/// new: the documents whose content hash differs between the two.
+fn grow(
+    cluster: &Cluster,
+    open: &OpenCollection,
+    current: &str,
+    target: &str,
+    meta: &GenerationMeta,
+    options: PublishOptions,
+) -> Result<Grown, Error> {
+    let mut held = held_documents(cluster, current)?;
+    let mut changed: Vec<String> = Vec::new();
+    let mut stale: Vec<String> = Vec::new();
+    retrieval::document_hashes(open, |page| {
+        for (id, hash) in page {
+            match held.remove(&id) {
+                Some(held_hash) if held_hash == hash => {}
+                Some(_) => {
+                    stale.push(id.clone());
+                    changed.push(id);
+                }
+                None => changed.push(id),
+            }
+        }
+        Ok(())
+    })?;
+    stale.extend(held.into_keys());
+    cluster.ok(
+        "POST",
+        &format!("/{current}/_clone/{target}?wait_for_active_shards=1"),
+        Some(&json!({ "settings": {
+            "index.number_of_replicas": options.replicas,
+            "index.blocks.write": false
+        } })),
+    )?;
+    cluster.ok(
+        "PUT",
+        &format!("/{target}/_mapping"),
+        Some(&json!({ "_meta": { "groundkit": meta } })),
+    )?;
+    for ids in stale.chunks(DELETE_BATCH) {
+        delete_documents(cluster, target, ids)?;
+    }
+    let loaded = retrieval::export_documents(open, &changed, options.batch, |batch| {
+        bulk(cluster, target, &batch)
+    })?;
+    Ok(Grown {
+        loaded,
+        deleted_documents: stale.len() as u64,
+    })
+}
+
+/// Documents whose chunks are looked up and deleted together.
+const DELETE_BATCH: usize = 1024;
+/// Chunk ids read per page when looking up the chunks to delete.
+const DELETE_PAGE: usize = 10_000;
+
+/// Deletes every chunk of `document_ids` from `index`: their ids found a page at a time (in
+/// chunk id order, each page after the last), then deleted in one `_bulk` request per page.
+/// Only core requests are used: no delete-by-query, which some clusters lack.
+fn delete_documents(cluster: &Cluster, index: &str, document_ids: &[String]) -> Result<(), Error> {
+    let mut after: Option<Value> = None;
+    loop {
+        let mut query = json!({
+            "size": DELETE_PAGE,
+            "_source": false,
+            "query": { "terms": { "document_id": document_ids } },
+            "sort": [{ "chunk_id": "asc" }]
+        });
+        if let Some(after) = after.take() {
+            query["search_after"] = after;
+        }
+        let answer = cluster.ok("POST", &format!("/{index}/_search"), Some(&query))?;
+        let hits = answer
+            .pointer("/hits/hits")
+            .and_then(Value::as_array)
+            .ok_or_else(|| failure("the search cluster sent no hits", index.to_owned()))?;
+        let mut lines = Vec::new();
+        for hit in hits {
+            let id = hit.get("_id").and_then(Value::as_str).unwrap_or_default();
+            serde_json::to_writer(&mut lines, &json!({ "delete": { "_id": id } }))
+                .map_err(|err| failure("cannot encode a deletion", err.to_string()))?;
+            lines.push(b'\n');
+        }
+        if !lines.is_empty() {
+            let (status, answer) = cluster.ndjson_call(&format!("/{index}/_bulk"), &lines)?;
+            let failed = answer.get("errors").and_then(Value::as_bool) != Some(false);
+            if !(200..300).contains(&status) || failed {
+                return Err(crate::client::refused("POST", "/_bulk", status, &answer));
+            }
+        }
+        after = hits.last().and_then(|hit| hit.get("sort")).cloned();
+        if hits.len() < DELETE_PAGE || after.is_none() {
+            return Ok(());
+        }
+    }
+}
+/// Documents read per page of the composite aggregation.
+const HELD_PAGE: usize = 10_000;
+
+/// Each document `index` holds, with its content hash, read a page at a time through a
+/// composite aggregation.
+fn held_documents(cluster: &Cluster, index: &str) -> Result<HashMap<String, String>, Error> {
+    let mut held = HashMap::new();
+    let mut after: Option<Value> = None;
+    loop {
+        let mut composite = json!({
+            "size": HELD_PAGE,
+            "sources": [
+                { "d": { "terms": { "field": "document_id" } } },
+                { "h": { "terms": { "field": "content_hash" } } }
+            ]
+        });
+        if let Some(after) = after.take() {
+            composite["after"] = after;
+        }
+        let answer = cluster.ok(
+            "POST",
+            &format!("/{index}/_search"),
+            Some(&json!({ "size": 0, "aggs": { "docs": { "composite": composite } } })),
+        )?;
+        let buckets = answer
+            .pointer("/aggregations/docs/buckets")
+            .and_then(Value::as_array)
+            .ok_or_else(|| failure("the search cluster sent no documents", index.to_owned()))?;
+        for bucket in buckets {
+            let key = |name: &str| {
+                bucket
+                    .pointer(&format!("/key/{name}"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            };
+            if let (Some(id), Some(hash)) = (key("d"), key("h")) {
+                held.insert(id, hash);
+            }
+        }
+        after = answer.pointer("/aggregations/docs/after_key").cloned();
+        if buckets.len() < HELD_PAGE || after.is_none() {
+            return Ok(held);
+        }
+    }
+}
+
+/// What generation index `index` records about itself.
+fn generation_meta(cluster: &Cluster, index: &str) -> Result<GenerationMeta, Error> {
+    let answer = cluster.ok("GET", &format!("/{index}/_mapping"), None)?;
+    answer
+        .pointer(&format!("/{index}/mappings/_meta/groundkit"))
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| {
+            failure(
+                "a generation index carries no groundkit metadata",
+                index.to_owned(),
+            )
+        })
 }
 
 /// Pauses before each new attempt at the chunks of a `_bulk` request the cluster rejected as
@@ -287,6 +484,7 @@ fn bulk_lines(chunk: &ExportedChunk) -> Result<Vec<u8>, Error> {
     let action = json!({ "index": { "_id": chunk.record.chunk_id } });
     let mut document = serde_json::to_value(&chunk.record)
         .map_err(|err| failure("cannot encode a chunk", err.to_string()))?;
+    document["content_hash"] = json!(chunk.content_hash);
     document["text"] = json!(chunk.indexed_text());
     document["format"] = json!(format_of(
         &chunk.record.source,

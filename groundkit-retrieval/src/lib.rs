@@ -143,7 +143,7 @@ pub use cache::CollectionCache;
 pub use citation::{fetch_chunk, fetch_response};
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;
-pub use export::{ExportedChunk, export_chunks};
+pub use export::{ExportedChunk, document_hashes, export_chunks, export_documents};
 pub use model::{
     Citation, DenseIndex, Detail, EmbedderKind, EmbeddingIdentity, FetchChunkResponse,
     FusionMethod, IndexStatus, LastChange, ListCollectionsResponse, RebuildStats, RetrievalResult,

@@ -299,6 +299,14 @@ fn last_change(conn: &Connection) -> Result<Option<LastChange>, Error> {
     }))
 }
 
+/// The content hash of document `document_id` (empty when the store does not hold it).
+pub(crate) fn content_hash(conn: &Connection, document_id: &str) -> Result<String, Error> {
+    conn.prepare_cached("SELECT content_hash FROM documents WHERE document_id = ?1")
+        .and_then(|mut stmt| stmt.query_row([document_id], |row| row.get(0)).optional())
+        .map(Option::unwrap_or_default)
+        .map_err(sql_err("cannot read a document"))
+}
+
 /// Aggregate counts, read in one snapshot.
 #[derive(Debug, Clone)]
 pub(crate) struct StoreStatus {

@@ -73,13 +73,7 @@ pub(super) fn ingest(
         Some(published) if args.json => {
             let mut value = serde_json::to_value(&summary)
                 .map_err(|err| Error::internal(format!("cannot render JSON: {err}")))?;
-            value["published"] = serde_json::json!({
-                "index": published.index,
-                "generation": published.generation,
-                "chunks": published.chunks,
-                "unchanged": published.unchanged,
-                "removed": published.removed,
-            });
+            value["published"] = published_json(published);
             print_json(&value)?;
         }
         Some(published) => {
@@ -94,6 +88,20 @@ pub(super) fn ingest(
         exit::SOME_SOURCES_FAILED
     } else {
         exit::SUCCESS
+    })
+}
+
+/// What a publish did, as `--json` prints it.
+pub(super) fn published_json(published: &groundkit_opensearch::Published) -> serde_json::Value {
+    serde_json::json!({
+        "index": published.index,
+        "generation": published.generation,
+        "chunks": published.chunks,
+        "unchanged": published.unchanged,
+        "removed": published.removed,
+        "loaded": published.loaded,
+        "grown_from": published.grown_from,
+        "deleted_documents": published.deleted_documents,
     })
 }
 

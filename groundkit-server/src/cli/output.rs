@@ -95,6 +95,16 @@ pub(super) fn print_published(published: &groundkit_opensearch::Published) {
             "published: {} already serves generation {}",
             published.index, published.generation
         );
+    } else if let Some(base) = &published.grown_from {
+        println!(
+            "published: {} ({} chunks) now serves generation {}: grown from {base}, {} chunks \
+             sent, {} documents removed",
+            published.index,
+            published.chunks,
+            published.generation,
+            published.loaded,
+            published.deleted_documents
+        );
     } else {
         println!(
             "published: {} ({} chunks) now serves generation {}",

@@ -833,3 +833,139 @@ fn several_collections_in_the_cluster_rank_like_the_local_engine() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_new_generation_is_grown_from_the_last_sending_only_the_documents_that_changed() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    let model = crate::embed::minilm();
+    ingest(&fx, "grow", Some(model.clone()));
+    let first = publish_now(&cluster, &fx, "grow");
+    assert_eq!((first.grown_from.as_deref(), first.loaded), (None, 6));
+    let remote = backend(&cluster, &fx, 1);
+    let kelp = remote
+        .search(
+            "grow",
+            &params("otters kelp urchins", SearchMode::Lexical),
+            None,
+        )
+        .expect("search")
+        .results[0]
+        .chunk_id
+        .clone();
+
+    // One file changed, one new, one gone: two documents sent, two removed from the copy.
+    fx.write(
+        "tea.txt",
+        "Oolong tea is steeped at 90 degrees, several short times.",
+    );
+    fx.write(
+        "reef.md",
+        "Coral reefs shelter fish in warm shallow water near the tide line.",
+    );
+    std::fs::remove_file(fx.base.join("kelp.txt")).expect("delete");
+    ingest(&fx, "grow", Some(model.clone()));
+    let second = publish_now(&cluster, &fx, "grow");
+    assert_eq!(second.grown_from.as_deref(), Some("groundkit-grow--g1"));
+    assert_eq!(
+        (second.loaded, second.deleted_documents, second.chunks),
+        (2, 2, 6)
+    );
+    assert_holds_the_generation(&fx, &remote, model.as_ref());
+    let gone = remote
+        .fetch_chunk("grow", &kelp)
+        .expect("the old generation keeps it");
+    assert!(gone.superseded);
+    let status = remote.index_status("grow", None).expect("status");
+    assert_eq!((status.generation, status.document_count), (2, 6));
+
+    // An index of an earlier layout is not grown from: every chunk is loaded once, and the
+    // next generation grows from that one.
+    let port = cluster.http[0];
+    let call = |method: &str, path: &str, body: serde_json::Value| -> serde_json::Value {
+        let (status, answer) = http(port, method, path, &body.to_string()).expect("the cluster");
+        assert_eq!(status, 200, "{method} {path}: {answer}");
+        serde_json::from_str(&answer).expect("JSON")
+    };
+    let index = "groundkit-grow--g2";
+    let mapping = call("GET", &format!("/{index}/_mapping"), json!({}));
+    let mut meta = mapping[index]["mappings"]["_meta"].clone();
+    meta["groundkit"]["layout"] = json!(2);
+    let settings = format!("/{index}/_settings");
+    call("PUT", &settings, json!({ "index.blocks.write": false }));
+    call(
+        "PUT",
+        &format!("/{index}/_mapping"),
+        json!({ "_meta": meta }),
+    );
+    call("PUT", &settings, json!({ "index.blocks.write": true }));
+    fx.write("moon.md", "The moon turns the same face to the earth.");
+    ingest(&fx, "grow", Some(model.clone()));
+    let third = publish_now(&cluster, &fx, "grow");
+    assert_eq!((third.grown_from, third.loaded), (None, 6));
+    fx.write(
+        "travel.md",
+        "Jet lag fades by a day for each time zone crossed.",
+    );
+    ingest(&fx, "grow", Some(model.clone()));
+    let fourth = publish_now(&cluster, &fx, "grow");
+    assert_eq!(
+        (
+            fourth.grown_from.as_deref(),
+            fourth.loaded,
+            fourth.deleted_documents
+        ),
+        (Some("groundkit-grow--g3"), 1, 1)
+    );
+    assert_holds_the_generation(&fx, &remote, model.as_ref());
+
+    // A change of embedder loads every chunk again.
+    let mut options: IngestOptions = fx.options("grow", &[&fx.base]);
+    options.drop_vectors = true;
+    retrieval::ingest(&options, &mut NoProgress).expect("ingest");
+    let fifth = publish_now(&cluster, &fx, "grow");
+    assert_eq!((fifth.grown_from, fifth.loaded), (None, 6));
+}
+
+/// The cluster holds the local generation of collection "grow" exactly: every chunk, current and
+/// verified as the local engine verifies it; the same chunks found for each query (the scores of
+/// a grown index count its deleted chunks until the cluster merges them away, as the local
+/// engine's count its own, so the order is compared where it does not depend on them: dense).
+fn assert_holds_the_generation(fx: &Fixture, remote: &ClusterBackend, model: &dyn Embedder) {
+    let local_backend = LocalBackend::new(fx.cache());
+    for chunk_id in fx.chunk_ids("grow") {
+        let expected = local_backend
+            .fetch_chunk("grow", &chunk_id)
+            .expect("local fetch");
+        let answer = remote
+            .fetch_chunk("grow", &chunk_id)
+            .expect("cluster fetch");
+        assert!(!answer.superseded, "{chunk_id}");
+        assert_eq!(answer.verification, Verification::Verified, "{chunk_id}");
+        assert_eq!(
+            (&answer.citation, &answer.content),
+            (&expected.citation, &expected.content)
+        );
+    }
+    for query in QUERIES
+        .iter()
+        .chain(&["oolong tea", "coral reef fish", "jet lag"])
+    {
+        let p = params(query, SearchMode::Dense);
+        let answer = remote
+            .search("grow", &p, Some(model))
+            .expect("cluster search");
+        assert_same(&local(fx, "grow", &p, Some(model)), &answer, 1e-3, query);
+        let p = params(query, SearchMode::Lexical);
+        let mut found = ranking(&remote.search("grow", &p, None).expect("cluster search"));
+        let mut expected = ranking(&local(fx, "grow", &p, None));
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            found.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            expected.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            "{query}"
+        );
+    }
+}

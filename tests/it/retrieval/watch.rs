@@ -489,8 +489,7 @@ fn serve_watch_keeps_its_watcher_running_and_stops_it_with_the_server() {
     let fx = Fixture::new();
     fx.write("a.md", "Alpha text.");
     let server = groundkit_tests::ServerProcess::spawn(
-        &mut fx
-            .grk()
+        fx.grk()
             .args(["serve", "--port", "0", "--watch"])
             .arg(&fx.base)
             .args(["--watch-collection", "live"]),
