@@ -19,14 +19,6 @@ pub(super) fn ingest(
     args: &IngestArgs,
     embedder: Option<Arc<dyn Embedder>>,
 ) -> Result<u8, Error> {
-    if args.watch && args.backend == BackendArg::Opensearch {
-        return Err(Error::InvalidRequest {
-            field: Some("watch".to_owned()),
-            message: "--watch keeps a collection of the index directory; publish it to a \
-                      cluster with `grk ingest --backend opensearch`"
-                .to_owned(),
-        });
-    }
     let cluster = match args.backend {
         BackendArg::Local => None,
         BackendArg::Opensearch => {
@@ -57,7 +49,15 @@ pub(super) fn ingest(
     options.drop_vectors = args.drop_vectors;
     options.graph_min_vectors = args.graph_min_vectors;
     if args.watch {
-        super::watch::watch(options, args.poll_interval, args.stop_on_eof, args.json)?;
+        let publisher = cluster.as_ref().map(|cluster| {
+            Box::new(move || publish(cli, args, cluster)) as super::watch::Publisher<'_>
+        });
+        let watch = super::watch::WatchArgs {
+            poll: args.poll_interval,
+            stop_on_eof: args.stop_on_eof,
+            json: args.json,
+        };
+        super::watch::watch(options, watch, publisher)?;
         return Ok(exit::SUCCESS);
     }
     let mut progress = progress::CliProgress::new(args.json);

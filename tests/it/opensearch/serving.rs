@@ -383,3 +383,65 @@ fn a_server_whose_cluster_does_not_answer_refuses_rather_than_answer_from_the_in
     ));
     assert_eq!(without.post_json("/search", body).status, 200);
 }
+
+#[test]
+fn a_watcher_publishes_each_generation_grown_from_the_one_the_cluster_serves() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    let mut watcher = grk(&fx, &cluster, 0)
+        .args(["ingest", "--collection", "live", "--backend", "opensearch"])
+        .args(["--watch", "--json", "--stop-on-eof"])
+        .arg(&fx.base)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn the watcher");
+    let (send, lines) = std::sync::mpsc::channel::<Value>();
+    let stdout = watcher.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = send.send(serde_json::from_str(&line).expect("a JSON line"));
+        }
+    });
+    let next = || {
+        lines
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the watcher reports each ingest")
+    };
+    let first = next();
+    assert_eq!(first["published"]["loaded"], 3, "{first}");
+    assert_eq!(first["published"]["grown_from"], Value::Null, "{first}");
+    let server = Serve::start(&fx, &cluster, 1);
+
+    fx.write(
+        "tea.txt",
+        "Oolong tea is steeped at 90 degrees, several times.",
+    );
+    let second = loop {
+        let line = next();
+        if line["published"].is_object() {
+            break line;
+        }
+    };
+    assert_eq!(second["generation"], 2, "{second}");
+    assert_eq!(
+        (
+            &second["published"]["grown_from"],
+            &second["published"]["loaded"],
+            &second["published"]["deleted_documents"]
+        ),
+        (&json!("groundkit-live--g1"), &json!(1), &json!(1)),
+        "{second}"
+    );
+    let body = json!({"collection": "live", "query": "oolong", "top_k": 5}).to_string();
+    let found = server.post("/search", &body).json();
+    assert_eq!(found["metadata"]["generation"], 2, "{found}");
+    assert_eq!(found["results"][0]["document_id"], "tea.txt", "{found}");
+    drop(watcher.stdin.take());
+    assert!(watcher.wait().expect("the watcher stops").success());
+}
