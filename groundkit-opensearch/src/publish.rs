@@ -1,5 +1,7 @@
-//! Publishing a committed local generation as the collection's next index, then moving the
-//! alias to it in one atomic request; and removing what earlier publishes left behind.
+//! Publishing a committed local generation as the collection's next index (loaded whole, or
+//! grown from a copy of the index the alias names, sent only the documents that changed), then
+//! moving the alias to it in one atomic request; and removing what earlier publishes left
+//! behind.
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -114,8 +116,11 @@ fn now_ms() -> u64 {
 
 /// Publishes the committed generation of local collection `open` (opened through `cache` at the
 /// ingest's index directory) to `cluster`: a new index `<prefix>NAME--gN` loaded with every live
-/// chunk and its vector, write-blocked, its count checked, then the alias moved to it atomically.
-/// Leftovers of a publish that died and generations past the retention window are deleted.
+/// chunk and its vector, or, when the alias names an index that can grow into it
+/// (`GenerationMeta::can_grow_into`), a copy of that index with the documents whose content
+/// hash changed replaced; write-blocked, its count checked, then the alias moved to it
+/// atomically. Leftovers of a publish that died and generations past the retention window are
+/// deleted.
 pub fn publish(
     cluster: &Cluster,
     open: &OpenCollection,
