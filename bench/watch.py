@@ -196,7 +196,7 @@ def main():
                     failures[0] += 1
                 reads[0] += 1
 
-        thread = threading.Thread(target=reader)
+        thread = threading.Thread(target=reader, daemon=True)
         thread.start()
         before = status(port)["generation"]
         sample = rng.sample(changed, 300)

@@ -129,10 +129,10 @@ impl Watch {
         // missed; kept alive (dropping it stops it) until the watcher stops.
         let mut _follower = self.follow(&relevance.roots, None, report)?;
         let mut state = State::claim(&paths, _follower.mode)?;
-        state.publishing(true, false)?;
+        state.publishing(true, false);
         let summary = ingest(&self.options, report.reconciling())?;
         let changed = summary.added + summary.updated + summary.removed > 0;
-        state.publishing(false, changed)?;
+        state.publishing(false, changed);
         report.following(&summary, _follower.mode);
         let mut generation = summary.generation;
 
@@ -163,31 +163,33 @@ impl Watch {
             if burst.is_empty() {
                 continue;
             }
-            state.pending(burst.len())?;
-            if !self.settle(&mut burst, &relevance)? {
+            state.pending(burst.len());
+            if !self.settle(&mut burst, &relevance) {
                 return Ok(());
             }
             if burst.watch_limit {
-                continue; // switched to polling at the top of the loop, then published
+                // Switched to polling at the top of the loop, after the retry wait; then
+                // published as a rescan.
+                continue;
             }
             let changes = burst.len();
-            state.pending(changes)?;
-            state.publishing(true, false)?;
+            state.pending(changes);
+            state.publishing(true, false);
             let options = IngestOptions {
                 changed: (!burst.rescan).then(|| burst.paths.iter().cloned().collect()),
                 ..self.options.clone()
             };
             match ingest(&options, &mut NoProgress) {
                 Ok(summary) => {
-                    state.publishing(false, summary.generation != generation)?;
+                    state.publishing(false, summary.generation != generation);
                     generation = summary.generation;
                     report.ingested(&summary, changes);
                     burst = Burst::default();
                     retry = RETRY_FIRST;
                 }
                 Err(err) => {
-                    state.publishing(false, false)?;
-                    state.pending(changes)?;
+                    state.publishing(false, false);
+                    state.pending(changes);
                     report.failed(&err, retry);
                     retry = (retry * 2).min(RETRY_LAST);
                 }
@@ -197,29 +199,29 @@ impl Watch {
 
     /// Gathers changes into `burst` until none has come for the settle time, or the burst is as
     /// old as the longest allowed. `false` when asked to stop.
-    fn settle(&self, burst: &mut Burst, relevance: &Relevance) -> Result<bool, Error> {
+    fn settle(&self, burst: &mut Burst, relevance: &Relevance) -> bool {
         let started = Instant::now();
         let mut last = started;
         loop {
             let deadline = (last + self.watch.settle).min(started + self.watch.longest_burst);
             let Some(wait) = deadline.checked_duration_since(Instant::now()) else {
-                return Ok(true);
+                return true;
             };
             match self.receiver.recv_timeout(wait) {
                 Ok(message) => {
                     let before = burst.len();
                     if !burst.take(message, relevance) {
-                        return Ok(false);
+                        return false;
                     }
                     if burst.len() != before || burst.rescan || burst.watch_limit {
                         last = Instant::now();
                     }
                     if burst.watch_limit {
-                        return Ok(true);
+                        return true;
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => return Ok(true),
-                Err(RecvTimeoutError::Disconnected) => return Ok(false),
+                Err(RecvTimeoutError::Timeout) => return true,
+                Err(RecvTimeoutError::Disconnected) => return false,
             }
         }
     }
@@ -253,7 +255,7 @@ impl Watch {
             &mut |message| report.notice(message),
         )?;
         if let Some(state) = state {
-            state.set_mode(follower.mode)?;
+            state.set_mode(follower.mode);
         }
         Ok(follower)
     }

@@ -1,6 +1,8 @@
 //! The watcher's lock and state files beside the collection (`<name>.watch.lock`,
 //! `<name>.watch.json`), which `index_status` reads: one watcher per collection, its state
-//! replaced whole (written aside, then renamed over) whenever it changes.
+//! replaced whole (written aside, then renamed over) whenever it changes. The state is a
+//! report, not a record: a state that cannot be written (a full disk) leaves the one before,
+//! and the watcher goes on.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -54,32 +56,32 @@ impl State {
                 generations: 0,
             },
         };
-        state.write()?;
+        state.write();
         Ok(state)
     }
 
     /// Records how the watcher now learns of changes.
-    pub(super) fn set_mode(&mut self, mode: WatchMode) -> Result<(), Error> {
+    pub(super) fn set_mode(&mut self, mode: WatchMode) {
         self.status.mode = mode;
-        self.write()
+        self.write();
     }
 
     /// Records `pending` changes noticed and not yet published (the oldest noticed now, when
     /// none were pending before).
-    pub(super) fn pending(&mut self, pending: usize) -> Result<(), Error> {
+    pub(super) fn pending(&mut self, pending: usize) {
         let before = self.status.pending_changes;
         self.status.pending_changes = pending as u64;
         match (before, pending) {
-            (0, 0) => return Ok(()),
+            (0, 0) => return,
             (0, _) => self.status.pending_since = Some(now()),
             (_, 0) => self.status.pending_since = None,
             _ => {}
         }
-        self.write()
+        self.write();
     }
 
     /// Records that a generation is being built, or no longer is (`published` when one was).
-    pub(super) fn publishing(&mut self, publishing: bool, published: bool) -> Result<(), Error> {
+    pub(super) fn publishing(&mut self, publishing: bool, published: bool) {
         self.status.publishing = publishing;
         if published {
             self.status.generations += 1;
@@ -88,18 +90,22 @@ impl State {
             self.status.pending_changes = 0;
             self.status.pending_since = None;
         }
-        self.write()
+        self.write();
     }
 
-    fn write(&mut self) -> Result<(), Error> {
+    /// Replaces the state file; on failure the previous one stays.
+    fn write(&mut self) {
         let target = self.paths.watch_state();
         let aside = target.with_extension("json.tmp");
-        let bytes = serde_json::to_vec(&self.status)
-            .map_err(|err| Error::internal(format!("cannot render the watch state: {err}")))?;
+        let Ok(bytes) = serde_json::to_vec(&self.status) else {
+            return;
+        };
         let written = File::create(&aside)
             .and_then(|mut file| file.write_all(&bytes))
             .and_then(|()| fs::rename(&aside, &target));
-        written.map_err(|err| Error::storage("cannot write the watch state", err))
+        if written.is_err() {
+            let _ = fs::remove_file(&aside);
+        }
     }
 }
 
