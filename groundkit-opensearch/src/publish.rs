@@ -369,51 +369,70 @@ fn delete_documents(cluster: &Cluster, index: &str, document_ids: &[String]) -> 
         }
     }
 }
-/// Documents read per page of the composite aggregation.
+/// Chunks read per page of the scroll over the index a new one grows from.
 const HELD_PAGE: usize = 10_000;
 
-/// Each document `index` holds, with its content hash, read a page at a time through a
-/// composite aggregation.
+/// Each document `index` holds, with its content hash: every chunk's two doc values, read in
+/// index order through a scroll (each page costs its own size, where paging a sorted search or
+/// an aggregation would read the whole index for every page).
 fn held_documents(cluster: &Cluster, index: &str) -> Result<HashMap<String, String>, Error> {
     let mut held = HashMap::new();
-    let mut after: Option<Value> = None;
-    loop {
-        let mut composite = json!({
+    let mut answer = cluster.ok(
+        "POST",
+        &format!("/{index}/_search?scroll={SCROLL_KEEP}"),
+        Some(&json!({
             "size": HELD_PAGE,
-            "sources": [
-                { "d": { "terms": { "field": "document_id" } } },
-                { "h": { "terms": { "field": "content_hash" } } }
-            ]
-        });
-        if let Some(after) = after.take() {
-            composite["after"] = after;
-        }
-        let answer = cluster.ok(
-            "POST",
-            &format!("/{index}/_search"),
-            Some(&json!({ "size": 0, "aggs": { "docs": { "composite": composite } } })),
-        )?;
-        let buckets = answer
-            .pointer("/aggregations/docs/buckets")
-            .and_then(Value::as_array)
-            .ok_or_else(|| failure("the search cluster sent no documents", index.to_owned()))?;
-        for bucket in buckets {
-            let key = |name: &str| {
-                bucket
-                    .pointer(&format!("/key/{name}"))
+            "sort": ["_doc"],
+            "_source": false,
+            "docvalue_fields": ["document_id", "content_hash"]
+        })),
+    )?;
+    let mut scroll_id = answer
+        .get("_scroll_id")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let read = loop {
+        let Some(hits) = answer.pointer("/hits/hits").and_then(Value::as_array) else {
+            break Err(failure("the search cluster sent no hits", index.to_owned()));
+        };
+        for hit in hits {
+            let field = |name: &str| {
+                hit.pointer(&format!("/fields/{name}/0"))
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             };
-            if let (Some(id), Some(hash)) = (key("d"), key("h")) {
+            if let (Some(id), Some(hash)) = (field("document_id"), field("content_hash")) {
                 held.insert(id, hash);
             }
         }
-        after = answer.pointer("/aggregations/docs/after_key").cloned();
-        if buckets.len() < HELD_PAGE || after.is_none() {
-            return Ok(held);
+        let (true, Some(id)) = (hits.len() == HELD_PAGE, scroll_id.as_deref()) else {
+            break Ok(());
+        };
+        answer = match cluster.ok(
+            "POST",
+            "/_search/scroll",
+            Some(&json!({ "scroll": SCROLL_KEEP, "scroll_id": id })),
+        ) {
+            Ok(answer) => answer,
+            Err(err) => break Err(err),
+        };
+        if let Some(id) = answer.get("_scroll_id").and_then(Value::as_str) {
+            scroll_id = Some(id.to_owned());
         }
+    };
+    if let Some(id) = scroll_id {
+        // The cluster forgets it when it expires; clearing it early only frees it sooner.
+        let _ = cluster.call(
+            "DELETE",
+            "/_search/scroll",
+            Some(&json!({ "scroll_id": id })),
+        );
     }
+    read.map(|()| held)
 }
+
+/// How long the cluster keeps a scroll between two pages.
+const SCROLL_KEEP: &str = "2m";
 
 /// What generation index `index` records about itself.
 fn generation_meta(cluster: &Cluster, index: &str) -> Result<GenerationMeta, Error> {
