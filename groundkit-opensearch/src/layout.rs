@@ -1,11 +1,13 @@
 //! Names and shapes in the cluster: the alias of a collection, the index of a generation, the
 //! index's settings and mapping (an analyser that produces the local engine's terms), and the
-//! metadata each generation records.
+//! metadata each generation records (and its reading back).
 
 use groundkit_core::Error;
 use groundkit_retrieval::{self as retrieval, EmbeddingIdentity};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+use crate::client::{Cluster, failure};
 
 /// Separates a collection's alias from the generation number in its index names.
 const GENERATION_MARK: &str = "--g";
@@ -153,6 +155,21 @@ pub(crate) const RECORD_FIELDS: [&str; 14] = [
     "start_line",
     "end_line",
 ];
+
+/// What generation index `index` records about itself, read from its mapping.
+pub(crate) fn read_meta(cluster: &Cluster, index: &str) -> Result<GenerationMeta, Error> {
+    let answer = cluster.ok("GET", &format!("/{index}/_mapping"), None)?;
+    answer
+        .pointer(&format!("/{index}/mappings/_meta/groundkit"))
+        .cloned()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| {
+            failure(
+                "a generation index carries no groundkit metadata",
+                index.to_owned(),
+            )
+        })
+}
 
 /// The analyser of `text`: the local engine's (split on every character that is neither a
 /// letter nor a digit, drop tokens of 40 bytes or more, lowercase, Lucene's English stop words,

@@ -178,7 +178,7 @@ pub fn publish(
     };
     // Grown from a copy of the current index when it can be: only what changed is sent.
     let base = match &before.current {
-        Some(current) => Some(generation_meta(cluster, current)?)
+        Some(current) => Some(layout::read_meta(cluster, current)?)
             .filter(|held| held.can_grow_into(&meta))
             .map(|_| current.as_str()),
         None => None,
@@ -433,21 +433,6 @@ fn held_documents(cluster: &Cluster, index: &str) -> Result<HashMap<String, Stri
 
 /// How long the cluster keeps a scroll between two pages.
 const SCROLL_KEEP: &str = "2m";
-
-/// What generation index `index` records about itself.
-fn generation_meta(cluster: &Cluster, index: &str) -> Result<GenerationMeta, Error> {
-    let answer = cluster.ok("GET", &format!("/{index}/_mapping"), None)?;
-    answer
-        .pointer(&format!("/{index}/mappings/_meta/groundkit"))
-        .cloned()
-        .and_then(|v| serde_json::from_value(v).ok())
-        .ok_or_else(|| {
-            failure(
-                "a generation index carries no groundkit metadata",
-                index.to_owned(),
-            )
-        })
-}
 
 /// Pauses before each new attempt at the chunks of a `_bulk` request the cluster rejected as
 /// too busy (HTTP 429: a full write queue, a tripped memory circuit breaker, a disk past its

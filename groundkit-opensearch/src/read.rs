@@ -135,19 +135,7 @@ impl ClusterBackend {
         if let Some(meta) = self.metas.lock().ok().and_then(|m| m.get(index).cloned()) {
             return Ok(meta);
         }
-        let answer = self
-            .cluster
-            .ok("GET", &format!("/{index}/_mapping"), None)?;
-        let meta: GenerationMeta = answer
-            .pointer(&format!("/{index}/mappings/_meta/groundkit"))
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .ok_or_else(|| {
-                failure(
-                    "a generation index carries no groundkit metadata",
-                    index.to_owned(),
-                )
-            })?;
+        let meta = layout::read_meta(&self.cluster, index)?;
         if let Ok(mut metas) = self.metas.lock() {
             if metas.len() >= MAX_CACHED_METAS {
                 metas.clear();
