@@ -16,6 +16,9 @@ Phases, in one run against one server:
             the tree stays the same size); the watcher's RSS and the index directory's size,
             sampled every 30 s.
 
+With EMBED_MODEL=DIR in the environment, the server (and so its watcher) embeds with the
+sentence-transformers model in DIR: every edit is then embedded before it is published.
+
 Prints one line per measurement and a summary.
 """
 
@@ -142,9 +145,10 @@ def main():
         subprocess.run(git + ["checkout", "-q", "main"], check=True)
         print(f"tree: {FILES} files; the other branch rewrites {len(changed)}", flush=True)
 
+        embed = ["--embed-model", os.environ["EMBED_MODEL"]] if os.environ.get("EMBED_MODEL") else []
         server = subprocess.Popen(
-            [GRK, "--index-dir", index, "--base-dir", tree, "serve", "--port", "0",
-             "--watch", tree, "--watch-collection", "tree"],
+            [GRK, "--index-dir", index, "--base-dir", tree] + embed
+            + ["serve", "--port", "0", "--watch", tree, "--watch-collection", "tree"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, GROUNDKIT_LOG="info"))
         port = None

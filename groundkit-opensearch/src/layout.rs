@@ -3,7 +3,7 @@
 //! metadata each generation records (and its reading back).
 
 use groundkit_core::Error;
-use groundkit_retrieval::{self as retrieval, EmbeddingIdentity};
+use groundkit_retrieval::{self as retrieval, EmbeddingIdentity, LastChange};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -110,6 +110,10 @@ pub(crate) struct GenerationMeta {
     /// The index's layout ([`LAYOUT`]; 0: not recorded).
     #[serde(default)]
     pub(crate) layout: u32,
+    /// When the staging copy committed the generation, and what it changed (absent when it did
+    /// not record it, or in an index published before this was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) last_change: Option<LastChange>,
 }
 
 impl GenerationMeta {

@@ -175,6 +175,7 @@ pub fn publish(
         shards: options.shards,
         embedding: status.embedding.clone(),
         layout: layout::LAYOUT,
+        last_change: status.last_change.clone(),
     };
     // Grown from a copy of the current index when it can be: only what changed is sent.
     let base = match &before.current {

@@ -520,7 +520,8 @@ impl Backend for ClusterBackend {
             retriever_rebuilds: 0,
             rebuild_seconds_total: 0.0,
             last_rebuild_seconds: None,
-            last_change: None,
+            last_change: meta.last_change,
+            // A watcher follows a staging copy, which a server of the cluster does not see.
             watcher: None,
         })
     }
