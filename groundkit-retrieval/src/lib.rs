@@ -162,7 +162,7 @@ pub use store::ChunkRecord;
 #[cfg(feature = "ingest")]
 pub use ingest::{
     CodeChunking, CommitStep, IngestFailure, IngestOptions, IngestProgress, IngestSummary,
-    InputFormat, ItemOutcome, NoProgress, SkippedFiles, ingest,
+    InputFormat, ItemOutcome, NoProgress, SkippedFiles, VectorGraph, ingest,
 };
 
 /// How long chunks replaced or removed by an ingest stay fetchable by default: 24 hours.

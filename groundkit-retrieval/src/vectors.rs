@@ -1,6 +1,7 @@
 //! The vectors of one generation: the file `vectors.bin` inside the generation's directory, read
 //! when the generation is opened, and nearest-neighbour search over them: exact, or through the
-//! generation's HNSW graph (`vectors.hnsw`, [`graph`]) when it has one.
+//! generation's HNSW graph (`vectors.hnsw`, [`graph`]) when it has one, built for it or carried
+//! from an earlier generation (`carried`).
 //!
 //! A generation's vectors (and graph) are written into its directory before the directory is
 //! published (`write`, with the `ingest` feature), so they are published, read and removed
@@ -22,6 +23,7 @@
 //! fixed once the generation is committed; the header lists the segment ids in searcher order,
 //! and opening checks them, so a row can never point into a different index.
 
+use std::collections::HashMap;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
@@ -34,13 +36,15 @@ use crate::lexical::Keep;
 use crate::model::{DenseIndex, EmbeddingIdentity};
 use groundkit_core::Error;
 
+mod carried;
 pub mod graph;
 #[cfg(feature = "ingest")]
 pub(crate) mod input;
 #[cfg(feature = "ingest")]
 pub(crate) mod write;
 
-use graph::Graph;
+use carried::Carried;
+use graph::{Graph, Key};
 
 pub(crate) const MAGIC: &[u8; 8] = b"GRKVEC01";
 /// Bytes of a row before its vector.
@@ -82,8 +86,8 @@ pub struct Vectors {
 enum Store {
     /// Row after row; searched exactly.
     Rows(Vec<f32>),
-    /// As the points of the generation's graph; searched through it.
-    Graph(Graph),
+    /// As the entries of a graph, and the rows it lacks; searched through it.
+    Graph(Box<Carried>),
 }
 
 fn corrupt(message: impl Into<String>) -> Error {
@@ -106,37 +110,49 @@ impl Vectors {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(read_error(err)),
         };
-        let graph_file = match std::fs::File::open(dir.join(VECTOR_GRAPH_FILE)) {
-            Ok(file) => Some(file),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(Error::storage("cannot read the vector graph", err)),
-        };
         let len = file.metadata().map_err(read_error)?.len();
-        let keep_rows = graph_file.is_none();
-        let (segments, mut vectors) = Self::read(BufReader::new(file), len, keep_rows)?;
-        if segments != segment_ids(searcher) {
+        let mut input = BufReader::new(file);
+        let header = Self::read_header(&mut input, len)?;
+        let dimension = header.dimension as usize;
+        if header.segments != segment_ids(searcher) {
             return Err(corrupt(format!(
                 "the vectors in {} belong to other segments than the lexical index",
                 crate::collection::in_index_dir(dir)
             )));
         }
-        if let Some(graph_file) = graph_file {
-            let graph =
-                Graph::read_from(BufReader::new(graph_file), vectors.len(), vectors.dimension)?;
-            vectors.store = Store::Graph(graph);
-        }
+        let graph = match std::fs::File::open(dir.join(VECTOR_GRAPH_FILE)) {
+            Ok(file) => Graph::read_from(BufReader::new(file), dimension)?,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(Error::storage("cannot read the vector graph", err)),
+        };
+        let Some(graph) = graph else {
+            return Self::read_rows(input, header, |_| true).map(Some);
+        };
+        // Only the rows the graph lacks keep their vectors here; the others are the graph's.
+        let entry_of: HashMap<Key, u32> =
+            (0u32..).zip(graph.keys()).map(|(e, k)| (*k, e)).collect();
+        let mut vectors = Self::read_rows(input, header, |key| !entry_of.contains_key(key))?;
+        let Store::Rows(delta) = std::mem::replace(&mut vectors.store, Store::Rows(Vec::new()))
+        else {
+            return Err(Error::internal("vectors read as rows"));
+        };
+        let carried = Carried::new(graph, &entry_of, &vectors.keys, delta, dimension)?;
+        vectors.store = Store::Graph(Box::new(carried));
         Ok(Some(vectors))
     }
 
     /// Parses a whole vectors file: the segment ids it was written for, and the vectors.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
-    pub(crate) fn parse(bytes: &[u8]) -> Result<(Vec<String>, Self), Error> {
-        Self::read(bytes, bytes.len() as u64, true)
+    pub(crate) fn parse(mut bytes: &[u8]) -> Result<(Vec<String>, Self), Error> {
+        let len = bytes.len() as u64;
+        let header = Self::read_header(&mut bytes, len)?;
+        let segments = header.segments.clone();
+        Ok((segments, Self::read_rows(bytes, header, |_| true)?))
     }
 
-    /// Reads a vectors file of `len` bytes from `input`; the vectors themselves are kept only
-    /// when `keep_rows` (otherwise they come from the graph).
-    fn read(mut input: impl Read, len: u64, keep_rows: bool) -> Result<(Vec<String>, Self), Error> {
+    /// Reads the header of a vectors file of `len` bytes from `input`, checking the file's size
+    /// against it.
+    fn read_header(input: &mut impl Read, len: u64) -> Result<Header, Error> {
         let mut prefix = [0u8; 12];
         input
             .read_exact(&mut prefix)
@@ -152,16 +168,28 @@ impl Vectors {
         input.read_exact(&mut header).map_err(read_error)?;
         let header: Header = serde_json::from_slice(&header)
             .map_err(|err| Error::storage("the vectors file's header is not valid", err))?;
-        let dimension = header.dimension as usize;
-        let row = ROW_PREFIX + 4 * dimension;
+        let row = ROW_PREFIX + 4 * header.dimension as usize;
         let body = len.saturating_sub(12 + u64::from(header_len));
-        let count = usize::try_from(header.count).map_err(|_| corrupt("vector count too large"))?;
-        if dimension == 0 || Some(body) != header.count.checked_mul(row as u64) {
+        usize::try_from(header.count).map_err(|_| corrupt("vector count too large"))?;
+        if header.dimension == 0 || Some(body) != header.count.checked_mul(row as u64) {
             return Err(corrupt("the vectors file's size does not match its header"));
         }
+        Ok(header)
+    }
+
+    /// Reads the rows that follow `header` (checked by [`Vectors::read_header`]) from `input`,
+    /// keeping the vectors of the rows whose content key `keep` keeps, in row order.
+    fn read_rows(
+        mut input: impl Read,
+        header: Header,
+        keep: impl Fn(&Key) -> bool,
+    ) -> Result<Self, Error> {
+        let dimension = header.dimension as usize;
+        let row = ROW_PREFIX + 4 * dimension;
+        let count = header.count as usize;
         let mut addresses = Vec::with_capacity(count);
         let mut keys = Vec::with_capacity(count);
-        let mut data = Vec::with_capacity(if keep_rows { count * dimension } else { 0 });
+        let mut data = Vec::new();
         // A row buffer only when there are rows: then the size check bounds it by the file.
         let mut chunk = vec![0u8; if count == 0 { 0 } else { row }];
         for _ in 0..count {
@@ -172,23 +200,22 @@ impl Vectors {
             addresses.push(DocAddress::new(u32_at(0), u32_at(4)));
             let mut key = [0u8; 16];
             key.copy_from_slice(&chunk[8..24]);
-            keys.push(key);
-            if keep_rows {
+            if keep(&key) {
                 data.extend(
                     chunk[ROW_PREFIX..]
                         .chunks_exact(4)
                         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
                 );
             }
+            keys.push(key);
         }
-        let vectors = Self {
+        Ok(Self {
             identity: header.identity,
             dimension,
             addresses,
             keys,
             store: Store::Rows(data),
-        };
-        Ok((header.segments, vectors))
+        })
     }
 
     /// What computed these vectors.
@@ -223,26 +250,28 @@ impl Vectors {
     pub(crate) fn vector(&self, row: usize) -> &[f32] {
         match &self.store {
             Store::Rows(data) => &data[row * self.dimension..(row + 1) * self.dimension],
-            Store::Graph(graph) => graph.vector(row),
+            Store::Graph(carried) => carried.vector(row),
         }
     }
 
     /// The content key of row `row`.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
-    pub(crate) fn key(&self, row: usize) -> &[u8; 16] {
+    pub(crate) fn key(&self, row: usize) -> &Key {
         &self.keys[row]
     }
 
     /// The `limit` chunks most similar to `query` (a unit vector), best first: by exact cosine
     /// similarity (ties keep index order), or through the generation's graph when it has one
-    /// (approximate: at most [`graph::EF_SEARCH`] chunks).
+    /// (approximate: at most [`graph::EF_SEARCH`] of the graph's chunks, with the chunks it lacks
+    /// scored exactly).
     ///
     /// With `keep`, only the chunks it keeps: exact search scores only those; through the
     /// graph, the graph's candidates that pass, when at least `wanted` of them do (the
     /// unfiltered answer's passing part; `wanted`, at most `limit`, is how many results the
     /// search returns: a hybrid search fuses `limit` candidates for fewer results), else exact
     /// search over the passing chunks, so a selective filter is answered exactly and a broad one
-    /// at the graph's speed.
+    /// at the graph's speed. Candidates of a carried graph that this generation no longer holds
+    /// count as not passing.
     pub(crate) fn nearest(
         &self,
         query: &[f32],
@@ -263,18 +292,11 @@ impl Vectors {
         let keeps = |row: u32| keep.is_none_or(|keep| keep(self.addresses[row as usize]));
         let found = match (&self.store, keep) {
             (Store::Rows(data), None) => graph::exact_nearest(data, self.dimension, query, limit),
-            (Store::Graph(graph), None) => graph.nearest(query, limit),
-            (Store::Graph(graph), Some(_)) => {
-                let mut found = graph.nearest(query, graph::EF_SEARCH);
-                found.retain(|&(_, row)| keeps(row));
-                if found.len() >= wanted.min(limit) {
-                    found.truncate(limit);
-                    found
-                } else {
-                    self.exact_where(query, limit, keeps)
-                }
-            }
             (Store::Rows(_), Some(_)) => self.exact_where(query, limit, keeps),
+            (Store::Graph(carried), _) => match carried.nearest(query, limit, keeps, wanted) {
+                Some(found) => found,
+                None => self.exact_where(query, limit, keeps),
+            },
         };
         Ok(found
             .into_iter()

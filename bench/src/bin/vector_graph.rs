@@ -104,7 +104,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (rss_before, _) = memory_mib();
 
     let started = Instant::now();
-    let graph = Graph::build(rows.chunks_exact(dimension), dimension);
+    // Entries named by their row, so the graph's entries are the rows.
+    let entries = rows
+        .chunks_exact(dimension)
+        .enumerate()
+        .map(|(row, vector)| ((row as u128).to_le_bytes(), vector));
+    let graph = Graph::build(entries, dimension);
     let build_seconds = started.elapsed().as_secs_f64();
     let (rss_built, peak_built) = memory_mib();
 
@@ -116,7 +121,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     drop(graph);
     let started = Instant::now();
     let input = std::io::BufReader::new(std::fs::File::open(&file)?);
-    let graph = Graph::read_from(input, count, dimension)?;
+    let graph = Graph::read_from(input, dimension)?.ok_or("a graph of the current format")?;
     let load_seconds = started.elapsed().as_secs_f64();
     std::fs::remove_file(&file)?;
 

@@ -240,6 +240,9 @@ pub struct IngestSummary {
     /// Chunks whose vector was reused from the previous generation (same embedding input, same
     /// embedder).
     pub reused_vectors: u64,
+    /// Whether the new generation's vectors got an HNSW graph, and how.
+    #[serde(default)]
+    pub vector_graph: VectorGraph,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -261,9 +264,25 @@ impl IngestSummary {
             attachments_skipped: 0,
             embedded: 0,
             reused_vectors: 0,
+            vector_graph: VectorGraph::None,
             seconds: 0.0,
         }
     }
+}
+
+/// What an ingest did about its generation's HNSW graph.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VectorGraph {
+    /// No graph was written: no new generation, no vectors, or fewer than
+    /// `graph_min_vectors` of them (searched exactly).
+    #[default]
+    None,
+    /// The generation carries the previous generation's graph: the chunks embedded since are
+    /// searched exactly beside it.
+    Carried,
+    /// A graph was built for the generation from all its vectors.
+    Built,
 }
 
 /// How the source-code files an ingest read (new or changed ones) were chunked.

@@ -24,6 +24,7 @@ use crate::model::SourceClass;
 use crate::store;
 use crate::store::write::{self, DocumentRow, NewChunk, NewDocument};
 use crate::vectors::Vectors;
+use crate::vectors::write::PreviousGraph;
 use groundkit_core::Error;
 
 /// One document ready to write.
@@ -79,6 +80,8 @@ pub(super) struct Writer<'a> {
     embedder: Option<&'a dyn Embedder>,
     /// The committed generation's vectors, for reuse.
     previous_vectors: Option<Vectors>,
+    /// What the committed generation's graph holds, to carry it.
+    previous_graph: Option<PreviousGraph>,
     /// The fewest vectors for which the new generation gets a graph.
     graph_min_vectors: usize,
     /// What this run has seen and written (on disk: it grows with the corpus).
@@ -123,10 +126,10 @@ impl<'a> Writer<'a> {
             tracing::info!(collection = %paths.name, documents = filled, "recorded chunk lines");
         }
         // Vectors are reused by their input, so an index rebuilt for its schema keeps them.
-        let previous_vectors = if base_generation > 0 && base_dir.is_dir() {
-            read_vectors(&base_dir)?
+        let (previous_vectors, previous_graph) = if base_generation > 0 && base_dir.is_dir() {
+            (read_vectors(&base_dir)?, PreviousGraph::read(&base_dir)?)
         } else {
-            None
+            (None, None)
         };
         let embedder = options.embedder.as_deref();
         if let (Some(previous), None, false) = (&previous_vectors, embedder, options.drop_vectors) {
@@ -164,6 +167,7 @@ impl<'a> Writer<'a> {
             max_chunk_bytes: options.max_chunk_bytes,
             embedder,
             previous_vectors,
+            previous_graph,
             graph_min_vectors: options.graph_min_vectors,
             ledger: Ledger::new()?,
             summary: IngestSummary::empty(&paths.name, base_generation),

@@ -109,23 +109,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
         "ocean and moon",
         "memory safety",
     ] {
-        let params = SearchParams {
-            query: query.to_owned(),
-            top_k: 5,
-            mode: SearchMode::Dense,
-            fusion: Default::default(),
-            filter: None,
-        };
-        let [exact, approximate] = ["exact", "graph"].map(|c| {
-            let open = cache.acquire(c).expect("open");
-            retrieval::search(&open, &params, Some(embedder.as_ref())).expect("dense")
-        });
-        let sources = |r: &retrieval::SearchResponse| -> Vec<String> {
-            r.results
-                .iter()
-                .map(|h| h.citation.source.clone())
-                .collect()
-        };
+        let [exact, approximate] = ["exact", "graph"].map(|c| dense(&fx, c, query, 5));
         assert_eq!(sources(&exact), sources(&approximate), "{query}");
         for (e, a) in exact.results.iter().zip(&approximate.results) {
             assert!(
@@ -164,6 +148,180 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
     assert!(hit.results[0].text().starts_with("Black tea"));
 }
 
+/// Notes beside [`NOTES`], so a graph has enough entries for one edit to be a small part of it.
+const MORE_NOTES: &[(&str, &str)] = &[
+    (
+        "garden.md",
+        "Tomatoes want six hours of sun and deep, rare watering.",
+    ),
+    (
+        "chess.md",
+        "Control the centre early and castle before the middlegame.",
+    ),
+    (
+        "coffee.md",
+        "Espresso is brewed at nine bars in under thirty seconds.",
+    ),
+    (
+        "running.md",
+        "Build weekly mileage by no more than a tenth at a time.",
+    ),
+    (
+        "git.md",
+        "A rebase rewrites commits onto a new base; a merge keeps both histories.",
+    ),
+    (
+        "stars.md",
+        "A red giant is a star that has exhausted the hydrogen in its core.",
+    ),
+    (
+        "knots.md",
+        "A bowline makes a fixed loop that does not slip under load.",
+    ),
+    (
+        "violin.md",
+        "Rosin the bow before playing so the strings grip the hair.",
+    ),
+    (
+        "paint.md",
+        "Sand between coats of varnish for a smooth finish.",
+    ),
+    (
+        "birds.md",
+        "Swifts sleep on the wing and land only to nest.",
+    ),
+    (
+        "tax.md",
+        "Keep receipts for deductible expenses for at least five years.",
+    ),
+    (
+        "sql.md",
+        "An index speeds up reads of a column at the cost of slower writes.",
+    ),
+];
+
+fn graph_file(index: &Path, collection: &str) -> std::path::PathBuf {
+    generation_dir(index, collection).join("vectors.hnsw")
+}
+
+fn sources(response: &retrieval::SearchResponse) -> Vec<String> {
+    response
+        .results
+        .iter()
+        .map(|h| h.citation.source.clone())
+        .collect()
+}
+
+fn inode(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).expect("graph file").ino()
+}
+
+fn dense(fx: &Fixture, collection: &str, query: &str, top_k: u32) -> retrieval::SearchResponse {
+    let params = SearchParams {
+        query: query.to_owned(),
+        top_k,
+        mode: SearchMode::Dense,
+        fusion: Default::default(),
+        filter: None,
+    };
+    let open = fx.cache().acquire(collection).expect("open");
+    retrieval::search(&open, &params, Some(minilm().as_ref())).expect("dense")
+}
+
+#[test]
+fn an_edit_carries_the_graph_and_searches_what_it_lacks_exactly() {
+    let fx = Fixture::new();
+    for (name, text) in NOTES.iter().chain(MORE_NOTES) {
+        fx.write(name, text);
+    }
+    // A copy: the same input, so one entry of the graph for two chunks.
+    let bread = NOTES
+        .iter()
+        .find(|(name, _)| *name == "bread.md")
+        .expect("bread")
+        .1;
+    fx.write("bread-copy.md", bread);
+    let rows = NOTES.len() + MORE_NOTES.len() + 1;
+    let built = ingest(&fx, "graph", rows);
+    assert_eq!(built.vector_graph, retrieval::VectorGraph::Built);
+    let file = graph_file(&fx.index, "graph");
+    let (_, keys) = Graph::read_keys(std::fs::File::open(&file).expect("graph"))
+        .expect("keys")
+        .expect("current format");
+    assert_eq!(keys.len(), rows - 1, "one entry per input");
+    let (first_inode, first_bytes) = (inode(&file), std::fs::read(&file).expect("graph"));
+
+    // One edit: the chunk is embedded, the graph carried (the same file, linked) and the new
+    // chunk searched exactly beside it; the old text, still in the graph, is never an answer.
+    fx.write("tea.txt", "Black tea wants boiling water and four minutes.");
+    let carried = ingest(&fx, "graph", rows);
+    assert_eq!(carried.vector_graph, retrieval::VectorGraph::Carried);
+    assert_eq!(
+        (carried.embedded, carried.reused_vectors),
+        (1, rows as u64 - 1)
+    );
+    let file = graph_file(&fx.index, "graph");
+    assert_eq!(
+        inode(&file),
+        first_inode,
+        "the previous generation's file, linked"
+    );
+    assert_eq!(std::fs::read(&file).expect("graph"), first_bytes);
+    let open = fx.cache().acquire("graph").expect("open");
+    let status =
+        retrieval::index_status(&open, &fx.cache(), Some(minilm().as_ref())).expect("status");
+    assert_eq!(status.dense_index, Some(DenseIndex::Hnsw));
+
+    let hit = dense(&fx, "graph", "brewing black tea", 1);
+    assert_eq!(hit.results[0].citation.source, "tea.txt");
+    assert!(hit.results[0].text().starts_with("Black tea"));
+    let everything = dense(&fx, "graph", "green tea steeped at 80 degrees", rows as u32);
+    assert_eq!(everything.results.len(), rows, "every chunk, once");
+    assert!(
+        everything
+            .results
+            .iter()
+            .all(|h| !h.text().starts_with("Green tea")),
+        "the replaced chunk is not an answer"
+    );
+    // Both chunks of the shared entry are found.
+    let baking = dense(&fx, "graph", "kneading dough and letting it rise", 2);
+    let mut baked: Vec<_> = baking
+        .results
+        .iter()
+        .map(|h| h.citation.source.as_str())
+        .collect();
+    baked.sort_unstable();
+    assert_eq!(baked, ["bread-copy.md", "bread.md"]);
+
+    // The same answers as exact search over the same files.
+    ingest(&fx, "exact", rows + 1);
+    for query in [
+        "what helps with jet lag",
+        "brewing black tea",
+        "ocean and moon",
+        "databases",
+    ] {
+        let [exact, approximate] = ["exact", "graph"].map(|c| dense(&fx, c, query, 5));
+        assert_eq!(sources(&exact), sources(&approximate), "{query}");
+    }
+
+    // Three files removed: more than a tenth of the graph's entries are nobody's now, so the
+    // next generation gets a graph of its own.
+    for name in ["chess.md", "knots.md", "tax.md"] {
+        std::fs::remove_file(fx.base.join(name)).expect("remove");
+    }
+    let rebuilt = ingest(&fx, "graph", rows - 3);
+    assert_eq!(rebuilt.vector_graph, retrieval::VectorGraph::Built);
+    let file = graph_file(&fx.index, "graph");
+    assert_ne!(inode(&file), first_inode, "a new graph");
+    let (_, keys) = Graph::read_keys(std::fs::File::open(&file).expect("graph"))
+        .expect("keys")
+        .expect("current format");
+    assert_eq!(keys.len(), rows - 4);
+}
+
 /// Deterministic clustered unit vectors (SplitMix64, Box-Muller), row after row.
 fn clustered(count: usize, dimension: usize, seed: u64) -> Vec<f32> {
     let mut state = seed;
@@ -195,15 +353,28 @@ fn the_graph_finds_the_exact_nearest_and_survives_its_file_format() {
     let (count, dimension) = (3_000, 32);
     let rows = clustered(count, dimension, 1);
     let queries = clustered(100, dimension, 2);
-    let graph = Graph::build(rows.chunks_exact(dimension), dimension);
+    let key = |entry: usize| (entry as u128).to_le_bytes();
+    let graph = Graph::build(
+        rows.chunks_exact(dimension)
+            .enumerate()
+            .map(|(entry, vector)| (key(entry), vector)),
+        dimension,
+    );
     assert_eq!(graph.len(), count);
     assert_eq!(
         graph.vector(1234),
         &rows[1234 * dimension..1235 * dimension]
     );
+    assert_eq!(graph.keys()[1234], key(1234));
     let mut bytes = Vec::new();
     graph.write_to(&mut bytes).expect("write");
-    let reread = Graph::read_from(bytes.as_slice(), count, dimension).expect("read");
+    let reread = Graph::read_from(bytes.as_slice(), dimension)
+        .expect("read")
+        .expect("the current format");
+    let (read_dimension, keys) = Graph::read_keys(bytes.as_slice())
+        .expect("read the keys")
+        .expect("the current format");
+    assert_eq!((read_dimension, keys.as_slice()), (dimension, graph.keys()));
 
     let mut found = 0;
     for query in queries.chunks_exact(dimension) {
@@ -240,18 +411,26 @@ fn the_graph_finds_the_exact_nearest_and_survives_its_file_format() {
     let deep = graph.nearest(&queries[..dimension], usize::MAX);
     assert_eq!(deep.len(), graph::EF_SEARCH);
 
-    for (bytes, count, dimension, what) in [
-        (&bytes[..], count + 1, dimension, "another row count"),
-        (&bytes[..], count, dimension + 1, "another dimension"),
-        (&bytes[..bytes.len() / 2], count, dimension, "truncated"),
-        (
-            &b"GRKVEC01 not a graph"[..],
-            count,
-            dimension,
-            "another file",
-        ),
+    for (bytes, dimension, what) in [
+        (&bytes[..], dimension + 1, "another dimension"),
+        (&bytes[..bytes.len() / 2], dimension, "truncated"),
+        (&b"GRKVEC01 not a graph"[..], dimension, "another file"),
     ] {
-        let err = Graph::read_from(bytes, count, dimension).expect_err(what);
+        let err = Graph::read_from(bytes, dimension).expect_err(what);
         assert_eq!(err.kind(), "storage_error", "{what}");
     }
+    // A graph of the earlier format, whose entries were rows, is not read: its generation is
+    // searched exactly until an ingest builds a graph again.
+    let mut earlier = b"GRKHNSW1".to_vec();
+    earlier.extend_from_slice(&bytes[8..]);
+    assert!(
+        Graph::read_from(earlier.as_slice(), dimension)
+            .expect("read")
+            .is_none()
+    );
+    assert!(
+        Graph::read_keys(earlier.as_slice())
+            .expect("read")
+            .is_none()
+    );
 }

@@ -48,6 +48,7 @@ impl Writer<'_> {
             let generation = self.base_generation + 1;
             let fields = builder.fields;
             let (embedder, previous) = (self.embedder, self.previous_vectors.as_ref());
+            let previous_graph = self.previous_graph.as_ref();
             let graph_min_vectors = self.graph_min_vectors;
             builder.finish(|dir| {
                 progress.commit_step(CommitStep::LexicalCommitted);
@@ -58,6 +59,7 @@ impl Writer<'_> {
                 let plan = vectors::write::VectorPlan {
                     embedder,
                     previous,
+                    previous_graph,
                     graph_min_vectors,
                 };
                 let counts =
@@ -74,6 +76,7 @@ impl Writer<'_> {
                     )?;
                 summary.embedded = counts.embedded;
                 summary.reused_vectors = counts.reused;
+                summary.vector_graph = counts.graph;
                 progress.commit_step(CommitStep::VectorsWritten);
                 Ok(())
             })?;
