@@ -71,6 +71,50 @@ impl ClusterArgs {
         Cluster::connect(&config).map(Some)
     }
 
+    /// These options as arguments of another `grk` (a watcher `serve` starts): the password
+    /// stays in its environment variable, which the other process inherits.
+    pub(crate) fn to_args(&self) -> Vec<std::ffi::OsString> {
+        let Some(url) = &self.opensearch_url else {
+            return Vec::new();
+        };
+        let mut args: Vec<std::ffi::OsString> = vec!["--opensearch-url".into(), url.into()];
+        let mut pair = |name: &str, value: Option<std::ffi::OsString>| {
+            if let Some(value) = value {
+                args.push(name.into());
+                args.push(value);
+            }
+        };
+        pair(
+            "--opensearch-user",
+            self.opensearch_user.clone().map(Into::into),
+        );
+        pair(
+            "--opensearch-password-env",
+            self.opensearch_password_env.clone().map(Into::into),
+        );
+        let ca = self.opensearch_ca.as_deref();
+        let absolute =
+            |path: &std::path::Path| std::path::absolute(path).unwrap_or_else(|_| path.into());
+        pair("--opensearch-ca", ca.map(|path| absolute(path).into()));
+        pair(
+            "--opensearch-prefix",
+            Some(self.opensearch_prefix.clone().into()),
+        );
+        pair(
+            "--opensearch-timeout",
+            Some(self.opensearch_timeout.to_string().into()),
+        );
+        pair(
+            "--opensearch-shards",
+            Some(self.opensearch_shards.to_string().into()),
+        );
+        pair(
+            "--opensearch-replicas",
+            Some(self.opensearch_replicas.to_string().into()),
+        );
+        args
+    }
+
     /// The cluster as a backend serving its collections, verifying citations under `base_dir`.
     pub fn backend(
         &self,

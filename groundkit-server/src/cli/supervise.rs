@@ -217,18 +217,14 @@ fn launch(cli: &Cli, args: &ServeCommand) -> Result<Launch, Error> {
         absolute(&cli.base_dir).into(),
     ];
     argv.extend(cli.embed.to_args());
-    argv.extend(
-        [
-            "ingest",
-            "--collection",
-            &collection,
-            "--watch",
-            "--stop-on-eof",
-            "--json",
-            "--",
-        ]
-        .map(OsString::from),
-    );
+    // A server of a cluster serves what is published there: its watcher publishes each
+    // generation to it.
+    argv.extend(cli.cluster.to_args());
+    argv.extend(["ingest", "--collection", &collection].map(OsString::from));
+    if cli.cluster.opensearch_url.is_some() {
+        argv.extend(["--backend", "opensearch"].map(OsString::from));
+    }
+    argv.extend(["--watch", "--stop-on-eof", "--json", "--"].map(OsString::from));
     argv.extend(
         args.watch
             .iter()
@@ -282,6 +278,8 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+    use crate::cli::args::Command;
+    use crate::cli::cluster::BackendArg;
 
     #[test]
     fn the_watcher_embeds_with_the_options_the_server_was_given() {
@@ -326,6 +324,68 @@ mod tests {
                 .chain(std::iter::once(OsString::from("serve"))),
         );
         assert_eq!(format!("{:?}", again.embed), format!("{:?}", hub.embed));
+    }
+
+    #[test]
+    fn the_watcher_of_a_cluster_server_publishes_to_that_cluster() {
+        let cli = Cli::parse_from([
+            "grk",
+            "--opensearch-url",
+            "https://127.0.0.1:9200",
+            "--opensearch-user",
+            "reader",
+            "--opensearch-password-env",
+            "PASS",
+            "--opensearch-ca",
+            "ca.pem",
+            "--opensearch-prefix",
+            "team",
+            "--opensearch-timeout",
+            "7",
+            "--opensearch-shards",
+            "2",
+            "--opensearch-replicas",
+            "0",
+            "serve",
+            "--watch",
+            "/srv/tree",
+            "--watch-collection",
+            "tree",
+        ]);
+        let Command::Serve(serve) = &cli.command else {
+            panic!("serve");
+        };
+        let argv = launch(&cli, serve).expect("launch").args;
+        let watcher = Cli::parse_from(std::iter::once(OsString::from("grk")).chain(argv));
+        let mut expected = cli.cluster.clone();
+        expected.opensearch_ca = Some(std::path::absolute("ca.pem").expect("absolute"));
+        assert_eq!(format!("{:?}", watcher.cluster), format!("{expected:?}"));
+        let Command::Ingest(ingest) = &watcher.command else {
+            panic!("the watcher is an ingest");
+        };
+        assert_eq!(ingest.backend, BackendArg::Opensearch);
+        assert_eq!(ingest.collection, "tree");
+        assert!(ingest.watch);
+
+        // Without a cluster, the watcher writes the index directory only.
+        let local = Cli::parse_from([
+            "grk",
+            "serve",
+            "--watch",
+            "/srv/tree",
+            "--watch-collection",
+            "t",
+        ]);
+        let Command::Serve(serve) = &local.command else {
+            panic!("serve");
+        };
+        let argv = launch(&local, serve).expect("launch").args;
+        let watcher = Cli::parse_from(std::iter::once(OsString::from("grk")).chain(argv));
+        let Command::Ingest(ingest) = &watcher.command else {
+            panic!("the watcher is an ingest");
+        };
+        assert_eq!(ingest.backend, BackendArg::Local);
+        assert!(watcher.cluster.opensearch_url.is_none());
     }
 
     #[test]

@@ -302,6 +302,51 @@ impl Serve {
 }
 
 #[test]
+fn serve_watch_on_a_cluster_publishes_each_generation_there() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    corpus(&fx);
+    let mut command = grk(&fx, &cluster, 0);
+    command
+        .args(["serve", "--port", "0", "--watch"])
+        .arg(&fx.base)
+        .args(["--watch-collection", "watched"]);
+    let watching = ServerProcess::spawn(&mut command)
+        .unwrap_or_else(|(status, log)| panic!("grk serve exited ({status}): {log}"));
+    // Another server, with an index directory of its own, sees only what is in the cluster.
+    let other = Serve::start(&fx, &cluster, 1);
+    let until = |query: &str, document: &str, generation: u64| {
+        let body = json!({"collection": "watched", "query": query, "top_k": 1}).to_string();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let found = other.post("/search", &body);
+            if found.status == 200 {
+                let found = found.json();
+                if found["metadata"]["generation"] == generation {
+                    assert_eq!(found["results"][0]["document_id"], document, "{found}");
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "generation {generation} never published"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    until("kelp forests", "kelp.txt", 1);
+    fx.write(
+        "tea.txt",
+        "Oolong tea is steeped at 90 degrees, several times.",
+    );
+    until("oolong", "tea.txt", 2);
+    // The watching server answers from the cluster too.
+    let body = json!({"collection": "watched", "query": "oolong", "top_k": 1}).to_string();
+    let found = watching.post_json("/search", &body).json();
+    assert_eq!(found["metadata"]["generation"], 2, "{found}");
+}
+
+#[test]
 fn two_servers_round_robin_answer_identically_through_an_alias_flip() {
     let cluster = cluster();
     let fx = Fixture::new();
