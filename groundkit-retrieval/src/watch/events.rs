@@ -25,17 +25,43 @@ pub(super) enum Message {
 }
 
 /// One watched input: a directory followed with everything under it, or a file (followed
-/// through its directory, so a file replaced by a rename is still followed).
+/// through its directory, so a file replaced by a rename is still followed). A directory is
+/// followed through its parent as well, so its removal, and its return, are noticed; while it
+/// does not exist, only through its parent.
 #[derive(Debug, Clone)]
 pub(super) struct Root {
     pub(super) path: PathBuf,
+    /// Followed as a directory: it is one, or does not exist (yet).
     pub(super) dir: bool,
+}
+
+/// What stands at each of `roots` now: `None` where nothing does, else which file or directory
+/// (a directory moved away and another moved in its place is another one).
+pub(super) fn presence(roots: &[Root]) -> Vec<Option<FileId>> {
+    roots.iter().map(|root| file_id(&root.path)).collect()
+}
+
+/// Which file a path names: its device and inode where the system has them.
+pub(super) type FileId = (u64, u64);
+
+#[cfg(unix)]
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path) -> Option<FileId> {
+    path.exists().then_some((0, 0))
 }
 
 /// A running watcher of the roots; dropping it stops it.
 pub(super) struct Follower {
     _watcher: Box<dyn Watcher + Send>,
     pub(super) mode: WatchMode,
+    /// What stood at each root when it started (what it follows there).
+    pub(super) present: Vec<Option<FileId>>,
 }
 
 /// Starts following `roots`, sending what it notices to `sender`: by polling every `poll` when
@@ -75,10 +101,11 @@ fn notifying(roots: &[Root], sender: &Sender<Message>) -> notify::Result<Followe
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let _ = sender.send(message(event));
     })?;
-    watch_roots(&mut watcher, roots)?;
+    let present = watch_roots(&mut watcher, roots)?;
     Ok(Follower {
         _watcher: Box::new(watcher),
         mode: WatchMode::Notify,
+        present,
     })
 }
 
@@ -98,28 +125,45 @@ fn polling(
         config,
     )
     .map_err(|err| Error::internal(format!("cannot start polling: {err}")))?;
-    watch_roots(&mut watcher, roots)
+    let present = watch_roots(&mut watcher, roots)
         .map_err(|err| Error::internal(format!("cannot poll the inputs: {err}")))?;
     Ok(Follower {
         _watcher: Box::new(watcher),
         mode: WatchMode::Poll,
+        present,
     })
 }
 
-fn watch_roots(watcher: &mut dyn Watcher, roots: &[Root]) -> notify::Result<()> {
-    let mut dirs: HashSet<&Path> = HashSet::new();
-    for root in roots {
-        let (dir, mode) = if root.dir {
-            (root.path.as_path(), RecursiveMode::Recursive)
-        } else {
-            let parent = root.path.parent().unwrap_or(&root.path);
-            (parent, RecursiveMode::NonRecursive)
-        };
-        if dirs.insert(dir) {
-            watcher.watch(dir, mode)?;
+/// Watches every root that exists (a directory with everything under it) and the directory
+/// holding each root, unless a watched directory covers it already. Returns what stood at each.
+fn watch_roots(watcher: &mut dyn Watcher, roots: &[Root]) -> notify::Result<Vec<Option<FileId>>> {
+    let present = presence(roots);
+    let recursive: Vec<&Path> = roots
+        .iter()
+        .zip(&present)
+        .filter(|(root, present)| root.dir && present.is_some())
+        .map(|(root, _)| root.path.as_path())
+        .collect();
+    for dir in &recursive {
+        // A root inside another is followed with it.
+        if !recursive
+            .iter()
+            .any(|other| dir != other && dir.starts_with(other))
+        {
+            watcher.watch(dir, RecursiveMode::Recursive)?;
         }
     }
-    Ok(())
+    let mut parents: HashSet<&Path> = HashSet::new();
+    for root in roots {
+        let Some(parent) = root.path.parent() else {
+            continue;
+        };
+        let covered = recursive.iter().any(|dir| parent.starts_with(dir));
+        if !covered && parent.is_dir() && parents.insert(parent) {
+            watcher.watch(parent, RecursiveMode::NonRecursive)?;
+        }
+    }
+    Ok(present)
 }
 
 fn message(event: notify::Result<notify::Event>) -> Message {

@@ -127,13 +127,15 @@ impl Watch {
         };
         // Followed before the first ingest reads the tree, so nothing changed meanwhile is
         // missed; kept alive (dropping it stops it) until the watcher stops.
-        let mut _follower = self.follow(&relevance.roots, None, report)?;
-        let mut state = State::claim(&paths, _follower.mode)?;
+        let mut follower = self.follow(&relevance.roots, false, report)?;
+        // Polling, once notifications failed: not tried again.
+        let mut limited = follower.mode == WatchMode::Poll;
+        let mut state = State::claim(&paths, follower.mode)?;
         state.publishing(true, false);
         let summary = ingest(&self.options, report.reconciling())?;
         let changed = summary.added + summary.updated + summary.removed > 0;
         state.publishing(false, changed);
-        report.following(&summary, _follower.mode);
+        report.following(&summary, follower.mode);
         let mut generation = summary.generation;
 
         let mut burst = Burst::default();
@@ -158,7 +160,14 @@ impl Watch {
             }
             if burst.watch_limit {
                 burst.watch_limit = false;
-                _follower = self.follow(&relevance.roots, Some(&mut state), report)?;
+                limited = true;
+                report.notice(&format!(
+                    "the system's limit on file watches is reached (fs.inotify.max_user_watches): \
+                     polling every {:.1} s instead",
+                    self.watch.fallback_poll.as_secs_f64()
+                ));
+                follower = self.follow(&relevance.roots, limited, report)?;
+                state.set_mode(follower.mode);
             }
             if burst.is_empty() {
                 continue;
@@ -171,6 +180,26 @@ impl Watch {
                 // Switched to polling at the top of the loop, after the retry wait; then
                 // published as a rescan.
                 continue;
+            }
+            let present = events::presence(&relevance.roots);
+            if present != follower.present {
+                // A root came, went or was replaced: follow what stands there now, and read all
+                // of a root that came (what was written into it before it was followed, too).
+                for ((root, was), is) in relevance.roots.iter().zip(&follower.present).zip(&present)
+                {
+                    match (was, is) {
+                        (Some(_), None) => report.notice(&format!(
+                            "{} is gone: its documents stay in the collection until it is back",
+                            root.path.display()
+                        )),
+                        (_, Some(_)) => {
+                            burst.paths.insert(root.path.clone());
+                        }
+                        (None, None) => {}
+                    }
+                }
+                follower = self.follow(&relevance.roots, limited, report)?;
+                state.set_mode(follower.mode);
             }
             let changes = burst.len();
             state.pending(changes);
@@ -226,38 +255,26 @@ impl Watch {
         }
     }
 
-    /// Starts following `roots`: notifications unless polling was asked for or `state` says
-    /// notifications reached the system's limit. A fallback to polling is said once.
+    /// Starts following `roots`: notifications unless polling was asked for or notifications
+    /// reached the system's limit (`limited`). A fallback to polling is said once.
     fn follow(
         &self,
         roots: &[Root],
-        state: Option<&mut State>,
+        limited: bool,
         report: &mut dyn WatchReport,
     ) -> Result<Follower, Error> {
-        let limited = state.is_some();
         let poll = match (self.watch.poll, limited) {
             (Some(interval), _) => Some(interval),
-            (None, true) => {
-                report.notice(&format!(
-                    "the system's limit on file watches is reached (fs.inotify.max_user_watches): \
-                     polling every {:.1} s instead",
-                    self.watch.fallback_poll.as_secs_f64()
-                ));
-                Some(self.watch.fallback_poll)
-            }
+            (None, true) => Some(self.watch.fallback_poll),
             (None, false) => None,
         };
-        let follower = events::follow(
+        events::follow(
             roots,
             &self.sender,
             poll,
             self.watch.fallback_poll,
             &mut |message| report.notice(message),
-        )?;
-        if let Some(state) = state {
-            state.set_mode(follower.mode);
-        }
-        Ok(follower)
+        )
     }
 }
 
@@ -299,15 +316,20 @@ impl Burst {
     }
 }
 
-/// The inputs that are files or directories, canonical (as discovery walks them). URLs and
-/// inputs that do not exist are not followed.
+/// The inputs that are files or directories, canonical (as discovery walks them); an input that
+/// does not exist (yet) is followed as a directory where it would be. URLs are not followed.
 fn roots(inputs: &[String]) -> Vec<Root> {
     inputs
         .iter()
         .filter(|input| !input.starts_with("http://") && !input.starts_with("https://"))
-        .filter_map(|input| Path::new(input).canonicalize().ok())
+        .filter_map(|input| {
+            let path = Path::new(input);
+            path.canonicalize()
+                .or_else(|_| std::path::absolute(path))
+                .ok()
+        })
         .map(|path| Root {
-            dir: path.is_dir(),
+            dir: !path.is_file(),
             path,
         })
         .collect()

@@ -325,6 +325,65 @@ fn a_watcher_reads_only_what_changed_and_follows_every_kind_of_change() {
 }
 
 #[test]
+fn a_watched_directory_that_comes_goes_and_is_replaced_is_followed_each_time() {
+    let fx = Fixture::new();
+    fx.write("beside.md", "Not an input.");
+    let tree = fx.base.join("tree");
+    let mut command = fx.grk();
+    command
+        .args([
+            "ingest",
+            "--collection",
+            "t",
+            "--watch",
+            "--json",
+            "--stop-on-eof",
+        ])
+        .arg(&tree);
+    let watcher = Watcher::spawn(command);
+    // Not there yet: followed where it would be.
+    let first = watcher.next();
+    assert_eq!(first.failed.len(), 1, "{first:?}");
+    assert_eq!(first.failed[0].reason, "does not exist");
+    fx.write("tree/a.md", "Kestrels hover over verges.");
+    watcher.until_documents(&fx, "t", &["tree/a.md"]);
+    // What changes beside it is not its business.
+    fx.write("beside.md", "Still not an input.");
+    assert!(watcher.during(Duration::from_millis(800)).is_empty());
+
+    // Removed: its documents stay (a directory unmounted or moved for a moment is not a
+    // collection emptied), and the watcher says so.
+    std::fs::remove_dir_all(&tree).expect("remove the tree");
+    let gone = watcher.next();
+    assert_eq!(gone.failed.len(), 1, "{gone:?}");
+    assert_eq!(document_ids(&fx, "t"), ["tree/a.md"]);
+    let deadline = Instant::now() + PATIENCE;
+    let mut log = String::new();
+    while !log.contains("is gone") {
+        assert!(Instant::now() < deadline, "the watcher never said: {log}");
+        log.push_str(&watcher.stderr.recv_timeout(PATIENCE).expect("a log line"));
+    }
+
+    // Back, with other files: read whole, and followed again.
+    fx.write("tree/b.md", "Herons stand in the shallows.");
+    watcher.until_documents(&fx, "t", &["tree/b.md"]);
+    fx.write("tree/deep/c.md", "Coots dive for weed.");
+    watcher.until_documents(&fx, "t", &["tree/b.md", "tree/deep/c.md"]);
+
+    // Replaced: moved away, another directory moved in its place. The new one is followed, the
+    // old one no longer.
+    fx.write("next/d.md", "Dippers walk under water.");
+    std::fs::rename(&tree, fx.base.join("old")).expect("move away");
+    std::fs::rename(fx.base.join("next"), &tree).expect("move in");
+    watcher.until_documents(&fx, "t", &["tree/d.md"]);
+    fx.write("old/e.md", "Egrets are white herons.");
+    assert!(watcher.during(Duration::from_millis(800)).is_empty());
+    fx.write("tree/f.md", "Fieldfares come in winter.");
+    watcher.until_documents(&fx, "t", &["tree/d.md", "tree/f.md"]);
+    assert!(watcher.stop().success());
+}
+
+#[test]
 fn a_burst_of_thousands_of_writes_is_one_generation_or_a_few() {
     let fx = Fixture::new();
     fx.write("seed.md", "The first file.");
