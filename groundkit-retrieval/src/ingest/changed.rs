@@ -1,29 +1,37 @@
 //! An ingest limited to what changed ([`IngestOptions::changed`](super::IngestOptions::changed)):
 //! of what discovery finds, a file is read again only when it, a directory above it or (for a
 //! symbolic link) where it leads is among the changed paths, or when the collection does not hold
-//! it. Every other file the collection holds is kept as stored, unread.
+//! it and no earlier ingest found it unreadable. Every other file the collection holds is kept as
+//! stored, unread.
 //!
 //! Discovery itself still runs whole, so what an ingest covers (`.gitignore`, vendored folders,
 //! the base directory) is decided by the same walk as a full ingest, and whatever the corpus no
 //! longer has is removed as a full ingest removes it, changed or not.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use groundkit_core::Error;
 
+use super::IngestFailure;
 use super::discover::Item;
 use super::writer::Writer;
 
-/// The paths that changed: files, and directories standing for everything under them.
-pub(super) struct Changed {
+/// The paths that changed: files, and directories standing for everything under them; and the
+/// files an earlier ingest could not read, with why.
+pub(super) struct Changed<'a> {
     paths: HashSet<PathBuf>,
+    unreadable: HashMap<&'a str, &'a str>,
 }
 
-impl Changed {
-    pub(super) fn new(paths: &[PathBuf]) -> Self {
+impl<'a> Changed<'a> {
+    pub(super) fn new(paths: &[PathBuf], unreadable: &'a [IngestFailure]) -> Self {
         Self {
             paths: paths.iter().cloned().collect(),
+            unreadable: unreadable
+                .iter()
+                .map(|f| (f.source.as_str(), f.reason.as_str()))
+                .collect(),
         }
     }
 
@@ -42,10 +50,11 @@ pub(super) struct Narrowed {
 }
 
 /// Narrows `items` to those to read again; marks every file kept unread as seen, so the
-/// collection keeps it.
+/// collection keeps it. A file the collection does not hold is read unless an earlier ingest
+/// could not read it and it did not change since: then it is reported as it was.
 pub(super) fn narrow(
     items: Vec<Item>,
-    changed: &Changed,
+    changed: &Changed<'_>,
     writer: &mut Writer<'_>,
 ) -> Result<Narrowed, Error> {
     let mut narrowed = Narrowed {
@@ -75,7 +84,10 @@ pub(super) fn narrow(
                     continue; // a file not worth reading, counted when it changes
                 };
                 if !writer.holds(rel)? {
-                    narrowed.items.push(item);
+                    match changed.unreadable.get(rel) {
+                        Some(reason) => writer.fail(rel, *reason),
+                        None => narrowed.items.push(item),
+                    }
                     continue;
                 }
                 writer.ledger.see(rel)?;

@@ -95,6 +95,11 @@ pub struct IngestOptions {
     /// unread, and URLs are not fetched again. What the corpus no longer has is removed either
     /// way. A watcher passes the paths it was told changed; `None` reads everything.
     pub changed: Option<Vec<PathBuf>>,
+    /// With `changed`: what an earlier ingest could not read (its [`IngestSummary::failed`]).
+    /// Such a file is not read again unless it is under a changed path; while it is still
+    /// there, this ingest reports it in `failed` as it was. A watcher passes what its last
+    /// ingest reported, so a file that cannot be read is not read again at every change.
+    pub unreadable: Vec<IngestFailure>,
 }
 
 impl std::fmt::Debug for IngestOptions {
@@ -131,6 +136,7 @@ impl IngestOptions {
             drop_vectors: false,
             graph_min_vectors: crate::vectors::graph::DEFAULT_MIN_VECTORS,
             changed: None,
+            unreadable: Vec::new(),
         }
     }
 }
@@ -371,7 +377,8 @@ pub fn ingest(
     // Roots whose documents stay as stored: a corpus that failed, or that did not change.
     let (items, mut kept_roots) = match &options.changed {
         Some(paths) => {
-            let narrowed = changed::narrow(items, &changed::Changed::new(paths), &mut writer)?;
+            let changed = changed::Changed::new(paths, &options.unreadable);
+            let narrowed = changed::narrow(items, &changed, &mut writer)?;
             (narrowed.items, narrowed.kept_roots)
         }
         None => (items, Vec::new()),

@@ -137,6 +137,8 @@ impl Watch {
         state.publishing(false, changed);
         report.following(&summary, follower.mode);
         let mut generation = summary.generation;
+        // What the last ingest could not read, not read again until it changes.
+        let mut unreadable = summary.failed.clone();
 
         let mut burst = Burst::default();
         let mut retry = RETRY_FIRST;
@@ -206,10 +208,12 @@ impl Watch {
             state.publishing(true, false);
             let options = IngestOptions {
                 changed: (!burst.rescan).then(|| burst.paths.iter().cloned().collect()),
+                unreadable: unreadable.clone(),
                 ..self.options.clone()
             };
             match ingest(&options, &mut NoProgress) {
                 Ok(summary) => {
+                    unreadable.clone_from(&summary.failed);
                     state.publishing(false, summary.generation != generation);
                     generation = summary.generation;
                     report.ingested(&summary, changes);

@@ -384,6 +384,51 @@ fn a_watched_directory_that_comes_goes_and_is_replaced_is_followed_each_time() {
 }
 
 #[test]
+fn a_file_that_cannot_be_read_is_not_read_again_until_it_changes() {
+    let fx = Fixture::new();
+    fx.write("a.md", "Avocets sweep the mud.");
+    fx.write("empty.md", "");
+    // Another name for the empty file, outside the inputs: what is written through it changes the
+    // file without a notification about the watched name.
+    let outside = fx.outside().join("alias.md");
+    std::fs::hard_link(fx.base.join("empty.md"), &outside).expect("hard link");
+    let watcher = Watcher::start(&fx, "t", &[]);
+    let first = watcher.next();
+    let failures = |summary: &IngestSummary| -> Vec<(String, String)> {
+        let mut failed: Vec<_> = summary
+            .failed
+            .iter()
+            .map(|f| (f.source.clone(), f.reason.clone()))
+            .collect();
+        failed.sort();
+        failed
+    };
+    let unreadable = vec![("empty.md".to_owned(), "contains no text".to_owned())];
+    assert_eq!(failures(&first), unreadable);
+
+    std::fs::write(&outside, "Bitterns boom in the reeds.").expect("write through the alias");
+    fx.write("a.md", "Avocets sweep the mud with their bills.");
+    let edit = watcher.next();
+    assert_eq!((edit.updated, edit.added), (1, 0), "{edit:?}");
+    assert_eq!(
+        failures(&edit),
+        unreadable,
+        "reported as it was, not read again"
+    );
+    assert_eq!(document_ids(&fx, "t"), ["a.md"]);
+
+    // Changed under its own name: read again.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(fx.base.join("empty.md"))
+        .expect("open");
+    std::io::Write::write_all(&mut file, b" And herons.").expect("append");
+    drop(file);
+    watcher.until_documents(&fx, "t", &["a.md", "empty.md"]);
+    assert!(watcher.stop().success());
+}
+
+#[test]
 fn a_burst_of_thousands_of_writes_is_one_generation_or_a_few() {
     let fx = Fixture::new();
     fx.write("seed.md", "The first file.");
