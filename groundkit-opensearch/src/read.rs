@@ -44,6 +44,26 @@ pub struct ClusterBackend {
     named: Mutex<HashMap<String, Current>>,
 }
 
+/// The answer of a search ranked at `generation`.
+fn response(
+    params: &SearchParams,
+    generation: u64,
+    query_terms: u32,
+    ranked: Ranking,
+) -> SearchResponse {
+    let results: Vec<RetrievalResult> = ranked
+        .into_iter()
+        .enumerate()
+        .map(|(i, (score, record))| result(record, score, i as u32 + 1))
+        .collect();
+    SearchResponse {
+        total_results: results.len() as u32,
+        results,
+        metadata: SearchMetadata::ranked(params, generation, query_terms),
+        next_cursor: None,
+    }
+}
+
 fn result(record: ChunkRecord, score: f32, rank: u32) -> RetrievalResult {
     RetrievalResult {
         citation: record.citation(),
@@ -366,17 +386,57 @@ impl Backend for ClusterBackend {
             terms.len() as u32
         };
         let (current, ranked) = self.search_current(name, params, &terms, embedder)?;
-        let results: Vec<RetrievalResult> = ranked
-            .into_iter()
-            .enumerate()
-            .map(|(i, (score, record))| result(record, score, i as u32 + 1))
-            .collect();
-        Ok(SearchResponse {
-            total_results: results.len() as u32,
-            results,
-            metadata: SearchMetadata::ranked(params, current.meta.generation, query_terms),
-            next_cursor: None,
-        })
+        Ok(response(
+            params,
+            current.meta.generation,
+            query_terms,
+            ranked,
+        ))
+    }
+
+    /// Searches collection `name` at `generation`: the generation index the alias names, or an
+    /// older one the cluster still keeps (publishes keep them for their retention window). A
+    /// generation newer than the alias's is never searched (it may be a publish that died
+    /// half-loaded).
+    fn search_at(
+        &self,
+        name: &str,
+        generation: u64,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        let expired = || Error::CursorExpired { generation };
+        let remembered = self.named.lock().ok().and_then(|n| n.get(name).cloned());
+        if remembered.is_some_and(|known| known.meta.generation == generation) {
+            let response = self.search(name, params, embedder)?;
+            if response.metadata.generation == generation {
+                return Ok(response);
+            }
+        }
+        let current = self.require(name)?;
+        if generation >= current.meta.generation {
+            let response = self.search(name, params, embedder)?;
+            return if response.metadata.generation == generation {
+                Ok(response)
+            } else {
+                Err(expired())
+            };
+        }
+        retrieval::validate_params(params)?;
+        let terms = retrieval::query_terms(&params.query);
+        let query_terms = if params.mode == SearchMode::Dense {
+            0
+        } else {
+            terms.len() as u32
+        };
+        // The cluster answered for the collection just now: an older index it cannot read is gone.
+        let index = layout::index(self.cluster.prefix(), name, generation);
+        let meta = self.meta(&index).map_err(|_| expired())?;
+        let kept = Current { index, meta };
+        let ranked = self
+            .ranked(name, &kept.index, &kept, params, &terms, embedder)?
+            .ok_or_else(expired)?;
+        Ok(response(params, generation, query_terms, ranked.hits))
     }
 
     /// Searches collections `names` as one: the generation index each alias names now, searched

@@ -36,6 +36,31 @@ pub trait Backend: Send + Sync {
         embedder: Option<&dyn Embedder>,
     ) -> Result<SearchResponse, Error>;
 
+    /// Searches collection `name` at `generation`, for the next page of a search ranked there:
+    /// its current generation, or an older one the backend still keeps for pages
+    /// ([`Backend::keep_for_pages`]); `cursor_expired` when it keeps it no more. By default,
+    /// only the current generation.
+    fn search_at(
+        &self,
+        name: &str,
+        generation: u64,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        let response = self.search(name, params, embedder)?;
+        if response.metadata.generation != generation {
+            return Err(Error::CursorExpired { generation });
+        }
+        Ok(response)
+    }
+
+    /// A cursor was handed out for collection `name` at `generation`: the backend keeps that
+    /// generation searchable a while for the search's next pages, if it can. By default, it
+    /// does nothing.
+    fn keep_for_pages(&self, name: &str, generation: u64) {
+        let _ = (name, generation);
+    }
+
     /// Searches collections `names` (several, each named once) as one collection, each hit
     /// naming its collection (the engine's `search_collections` says how scores compare
     /// across them). A backend that cannot refuses with a `validation_error` on
@@ -100,6 +125,22 @@ impl Backend for LocalBackend {
         embedder: Option<&dyn Embedder>,
     ) -> Result<SearchResponse, Error> {
         search(&*self.cache.acquire(name)?, params, embedder)
+    }
+
+    /// Searches the current generation, or one the cache keeps open for pages.
+    fn search_at(
+        &self,
+        name: &str,
+        generation: u64,
+        params: &SearchParams,
+        embedder: Option<&dyn Embedder>,
+    ) -> Result<SearchResponse, Error> {
+        search(&*self.cache.acquire_at(name, generation)?, params, embedder)
+    }
+
+    /// Keeps the generation open in the cache for [`PAGE_RETENTION`](crate::PAGE_RETENTION).
+    fn keep_for_pages(&self, name: &str, generation: u64) {
+        self.cache.keep_for_pages(name, generation);
     }
 
     fn search_collections(

@@ -1,26 +1,76 @@
 //! The collection cache: a bounded set of open collections shared by every request of a process,
 //! reopened only when the committed generation moves, with counters that make its behaviour
 //! visible in `index_status`.
+//!
+//! A generation a search's cursor was handed out for ([`CollectionCache::keep_for_pages`]) is
+//! kept open for [`PAGE_RETENTION`] after that, even once a newer generation replaced it, so the
+//! search's next pages are read from the ranking they continue
+//! ([`CollectionCache::acquire_at`]). Its directory may be gone from the disk by then (the ingest
+//! that replaced it removes it): what is open stays readable. At most [`PAGES_KEPT`] replaced
+//! generations of one collection are kept; the ones kept longest go first.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::collection::CollectionPaths;
 use crate::model::RebuildStats;
 use crate::open::OpenCollection;
 use groundkit_core::Error;
 
+/// How long a generation stays searchable for the next page of a search after a cursor was
+/// handed out for it, even once a newer generation replaced it.
+pub const PAGE_RETENTION: Duration = Duration::from_secs(10 * 60);
+
+/// The most replaced generations of one collection kept open for pages.
+pub const PAGES_KEPT: usize = 2;
+
 struct Entry {
     open: Arc<OpenCollection>,
     stats: RebuildStats,
     last_used: u64,
+    /// Until when a cursor handed out for this generation may be continued.
+    pages_until: Option<Instant>,
+}
+
+/// A replaced generation kept open for the pages of its searches.
+struct Kept {
+    open: Arc<OpenCollection>,
+    until: Instant,
 }
 
 struct Cache {
     entries: HashMap<String, Entry>,
     clock: u64,
+    /// Replaced generations kept for pages, by collection.
+    kept: HashMap<String, Vec<Kept>>,
+}
+
+impl Cache {
+    /// Keeps `entry`'s generation, replaced or evicted, while a cursor may still continue it.
+    fn retire(&mut self, name: &str, entry: Entry, now: Instant) {
+        let Some(until) = entry.pages_until.filter(|until| *until > now) else {
+            return;
+        };
+        let kept = self.kept.entry(name.to_owned()).or_default();
+        kept.push(Kept {
+            open: entry.open,
+            until,
+        });
+        if kept.len() > PAGES_KEPT {
+            kept.sort_by_key(|k| std::cmp::Reverse(k.until));
+            kept.truncate(PAGES_KEPT);
+        }
+    }
+
+    /// Forgets the kept generations no cursor may continue any more.
+    fn expire(&mut self, now: Instant) {
+        self.kept.retain(|_, kept| {
+            kept.retain(|k| k.until > now);
+            !kept.is_empty()
+        });
+    }
 }
 
 struct Inner {
@@ -60,6 +110,7 @@ impl CollectionCache {
                 cache: Mutex::new(Cache {
                     entries: HashMap::new(),
                     clock: 0,
+                    kept: HashMap::new(),
                 }),
             }),
         }
@@ -89,6 +140,8 @@ impl CollectionCache {
         let mut cache = self.lock()?;
         cache.clock += 1;
         let now = cache.clock;
+        let at = Instant::now();
+        cache.expire(at);
         let mut stats = RebuildStats::default();
         if let Some(entry) = cache.entries.get_mut(name) {
             entry.stats.acquires += 1;
@@ -116,19 +169,59 @@ impl CollectionCache {
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
                 .map(|(k, _)| k.clone());
-            if let Some(oldest) = oldest {
-                cache.entries.remove(&oldest);
+            if let Some(oldest) = oldest
+                && let Some(entry) = cache.entries.remove(&oldest)
+            {
+                cache.retire(&oldest, entry, at);
             }
         }
-        cache.entries.insert(
+        let replaced = cache.entries.insert(
             name.to_owned(),
             Entry {
                 open: open.clone(),
                 stats,
                 last_used: now,
+                pages_until: None,
             },
         );
+        if let Some(replaced) = replaced {
+            cache.retire(name, replaced, at);
+        }
         Ok(open)
+    }
+
+    /// The open collection `name` at `generation`: its committed generation, or a replaced one
+    /// kept for pages; `cursor_expired` when it is neither.
+    pub fn acquire_at(&self, name: &str, generation: u64) -> Result<Arc<OpenCollection>, Error> {
+        let current = self.acquire(name)?;
+        if current.generation() == generation {
+            return Ok(current);
+        }
+        let cache = self.lock()?;
+        cache
+            .kept
+            .get(name)
+            .and_then(|kept| kept.iter().find(|k| k.open.generation() == generation))
+            .map(|k| k.open.clone())
+            .ok_or(Error::CursorExpired { generation })
+    }
+
+    /// A cursor was handed out for `name` at `generation`: keeps that generation searchable for
+    /// [`PAGE_RETENTION`] from now, even once a newer one replaces it.
+    pub fn keep_for_pages(&self, name: &str, generation: u64) {
+        let Ok(mut cache) = self.lock() else {
+            return;
+        };
+        let until = Instant::now() + PAGE_RETENTION;
+        if let Some(entry) = cache.entries.get_mut(name)
+            && entry.open.generation() == generation
+        {
+            entry.pages_until = Some(until);
+        } else if let Some(kept) = cache.kept.get_mut(name)
+            && let Some(kept) = kept.iter_mut().find(|k| k.open.generation() == generation)
+        {
+            kept.until = until;
+        }
     }
 
     /// This process's counters for `name` (zero when it was never acquired or was evicted).

@@ -139,7 +139,7 @@ pub mod watch;
 
 pub use backend::{Backend, LocalBackend, evaluate_backend};
 pub use budget::{SNIPPET_BYTES, fit};
-pub use cache::CollectionCache;
+pub use cache::{CollectionCache, PAGE_RETENTION, PAGES_KEPT};
 pub use citation::{fetch_chunk, fetch_response};
 pub use collection::{COLLECTION_NAME, list_collections, validate_name};
 pub use eval::EvalReport;

@@ -22,6 +22,7 @@ use groundkit_core::Error;
 /// The most rows a generation searches exactly beside a carried graph: exact search over 20,000
 /// vectors costs what a search through the graph costs (`bench/README.md`, "Approximate dense
 /// search").
+#[cfg_attr(not(feature = "ingest"), allow(dead_code))]
 pub(crate) const MAX_DELTA: usize = 20_000;
 
 /// Marks a slot as a row of the delta rather than an entry of the graph.
@@ -33,6 +34,7 @@ const NONE: u32 = u32::MAX;
 /// generation holds any more, beside `delta` rows the graph does not hold: while neither is more
 /// than a tenth of the graph (and the delta no more than [`MAX_DELTA`]), a search through it
 /// loses little to tombstones and pays little for the delta.
+#[cfg_attr(not(feature = "ingest"), allow(dead_code))]
 pub(crate) fn worth_carrying(entries: usize, delta: usize, dead: usize) -> bool {
     let tenth = entries / 10;
     entries > 0 && delta <= tenth.min(MAX_DELTA) && dead <= tenth

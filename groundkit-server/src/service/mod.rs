@@ -267,8 +267,11 @@ pub struct SearchRequest {
     pub min_score: Option<f64>,
     /// The `next_cursor` of the previous page, for the page after it; send the same
     /// collection, query, mode, fusion and `min_score` with it (`top_k`, `detail` and
-    /// `max_chars` may change). Refused as `cursor_expired` once the collection has changed
-    /// since that page, and as a `validation_error` when it is not a cursor of this search.
+    /// `max_chars` may change). The next page continues the ranking the first page was cut
+    /// from, even after the collection changed, for 10 minutes after the cursor was given (one
+    /// collection only: a search of several expires when any of them changes); past that,
+    /// refused as `cursor_expired`, and as a `validation_error` when it is not a cursor of this
+    /// search.
     #[garde(pattern(page::CURSOR_PATTERN))]
     pub cursor: Option<String>,
     /// Search only some chunks: by source path (prefixes and globs, kept and left out), source
@@ -351,7 +354,8 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
     let permit = ctx.scan_permit().await?;
     blocking(move || {
         let _permit = permit;
-        let mut response = target.search(&backends, &params, embedder.as_deref())?;
+        let at = start.as_ref().map(|c| c.position.generation);
+        let mut response = target.search(&backends, at, &params, embedder.as_deref())?;
         if let Some(start) = &start {
             if start.position.generation != response.metadata.generation {
                 return Err(Error::CursorExpired {
@@ -384,6 +388,9 @@ pub async fn search(ctx: &ServiceContext, request: SearchRequest) -> Result<Sear
         retrieval::fit(&mut response, &params.query, detail, max_chars)?;
         if let Some(more) = page {
             response.next_cursor = binding.next(&response, offset, more);
+            if response.next_cursor.is_some() {
+                target.keep_for_pages(&backends, response.metadata.generation);
+            }
         }
         Ok(response)
     })

@@ -8,10 +8,13 @@
 //! length and an answer's budget reserves its room before any hit is placed. Any server over
 //! the same collection continues it, on any transport.
 //!
-//! A cursor is judged after the search has opened the collection: one whose generation is no
-//! longer the collection's is `cursor_expired`, whatever else it says (the search it belonged
-//! to cannot be continued either way); one of the current generation whose check fails (altered,
-//! or sent with another search) is a `validation_error`. The check is a digest, not a
+//! A cursor is judged after the search has opened the collection at the cursor's generation:
+//! the current one, or one the backend keeps for pages after a newer one replaced it
+//! (`Backend::keep_for_pages`, which the search calls for each cursor it hands out: the local
+//! backend keeps the generation open for `PAGE_RETENTION`, the cluster keeps generation indices
+//! for its retention window). One the backend no longer keeps is `cursor_expired`, whatever else
+//! it says (the search it belonged to cannot be continued either way); one whose check fails
+//! (altered, or sent with another search) is a `validation_error`. The check is a digest, not a
 //! signature: a caller can write a cursor for any rank of a search it may run, which gives it
 //! nothing it could not ask for with `top_k`.
 

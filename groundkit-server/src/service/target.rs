@@ -107,17 +107,36 @@ impl Target {
         }
     }
 
-    /// Searches the target on the backend that holds it.
+    /// A cursor was handed out for this target at `generation`: the backend of a single
+    /// collection keeps that generation a while for the next pages, if it can.
+    pub(super) fn keep_for_pages(&self, backends: &Backends, generation: u64) {
+        // Each backend keeps only what it holds: asking both costs no probe.
+        if let Target::One(name) = self {
+            backends.local.keep_for_pages(name, generation);
+            if let Some(remote) = &backends.remote {
+                remote.keep_for_pages(name, generation);
+            }
+        }
+    }
+
+    /// Searches the target on the backend that holds it; at `generation` (a cursor's) for one
+    /// collection, which the backend may still keep for pages after it was replaced.
     pub(super) fn search(
         &self,
         backends: &Backends,
+        generation: Option<u64>,
         params: &SearchParams,
         embedder: Option<&dyn retrieval::embed::Embedder>,
     ) -> Result<SearchResponse, Error> {
-        let names = match self {
-            Target::One(name) => return backends.serve(|b| b.search(name, params, embedder)),
-            Target::Several(names) => names.clone(),
-            Target::All => backends.list_collections()?,
+        let names = match (self, generation) {
+            (Target::One(name), Some(generation)) => {
+                return backends.serve(|b| b.search_at(name, generation, params, embedder));
+            }
+            (Target::One(name), None) => {
+                return backends.serve(|b| b.search(name, params, embedder));
+            }
+            (Target::Several(names), _) => names.clone(),
+            (Target::All, _) => backends.list_collections()?,
         };
         let backend: &dyn Backend = match &backends.remote {
             None => backends.local.as_ref(),

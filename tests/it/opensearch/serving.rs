@@ -347,6 +347,68 @@ fn serve_watch_on_a_cluster_publishes_each_generation_there() {
 }
 
 #[test]
+fn a_cursor_continues_on_the_generation_index_it_was_ranked_at() {
+    let cluster = cluster();
+    let fx = Fixture::new();
+    for i in 0..4 {
+        let text = format!("Note {i}: {}boats at the quay.", "harbour ".repeat(i + 1));
+        fx.write(&format!("h{i}.txt"), text);
+    }
+    let ingest = |keep: &str| {
+        json_of(
+            grk(&fx, &cluster, 0)
+                .args(["ingest", "-c", "paged", "--backend", "opensearch"])
+                .args(["--json", "--keep-superseded", keep, "."])
+                .output()
+                .expect("ingest"),
+        )
+    };
+    ingest("3600");
+    let server = Serve::start(&fx, &cluster, 1);
+    let search = |server: &Serve, body: Value| {
+        let response = server.post("/search", &body.to_string());
+        (response.status, response.json())
+    };
+    let query = json!({"collection": "paged", "query": "harbour", "top_k": 2});
+    let (_, whole) = search(
+        &server,
+        json!({"collection": "paged", "query": "harbour", "top_k": 4}),
+    );
+    let (_, first) = search(&server, query.clone());
+    let cursor = first["next_cursor"].as_str().expect("a cursor").to_owned();
+    let ids = |answer: &Value| -> Vec<Value> {
+        let hits = answer["results"].as_array().expect("results");
+        hits.iter().map(|hit| hit["chunk_id"].clone()).collect()
+    };
+
+    // A new generation, published: the cursor still reads the one it was ranked at, on this
+    // server and on one that never saw it.
+    fx.write(
+        "h9.txt",
+        "Note 9: harbour harbour harbour harbour harbour harbour harbour.",
+    );
+    ingest("3600");
+    let mut next = query.clone();
+    next["cursor"] = json!(cursor);
+    let other = Serve::start(&fx, &cluster, 2);
+    for server in [&server, &other] {
+        let (status, page) = search(server, next.clone());
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page["metadata"]["generation"], 1, "{page}");
+        assert_eq!(ids(&page), ids(&whole)[2..], "{page}");
+    }
+    let (_, fresh) = search(&server, query.clone());
+    assert_eq!(fresh["metadata"]["generation"], 2);
+
+    // A publish that keeps no older generation: the cursor has expired.
+    fx.write("h10.txt", "Note 10: harbour.");
+    ingest("0");
+    let (status, problem) = search(&other, next);
+    assert_eq!(status, 409, "{problem}");
+    assert_eq!(problem["kind"], "cursor_expired");
+}
+
+#[test]
 fn two_servers_round_robin_answer_identically_through_an_alias_flip() {
     let cluster = cluster();
     let fx = Fixture::new();

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use groundkit_retrieval::embed::Embedder;
-use groundkit_retrieval::{SearchMode, SearchParams};
+use groundkit_retrieval::{self as retrieval, SearchMode, SearchParams};
 use groundkit_server::service::ServiceContext;
 use serde_json::{Value, json};
 
@@ -269,7 +269,7 @@ async fn dense_and_hybrid_pages_cut_up_their_deep_rankings() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cursor_expires_with_its_generation_and_belongs_to_its_search_alone() {
+async fn a_cursor_continues_its_own_ranking_after_the_collection_changes_then_expires() {
     let fx = harbours(40);
     let mut surfaces = Surfaces::start_with_context(|| ServiceContext::new(fx.cache())).await;
     let search = json!({"collection": "harbours", "query": "harbour", "top_k": 10});
@@ -316,13 +316,51 @@ async fn a_cursor_expires_with_its_generation_and_belongs_to_its_search_alone() 
     let (rest, _, _) = surfaces.everywhere("search", elsewhere).await;
     assert_eq!(rest.json()["kind"], "collection_not_found");
 
-    // The page after the first, then the collection changes: the cursor has expired.
+    // The page after the first; then the collection changes. The next page still continues
+    // the ranking the cursor was cut from: the server keeps that generation open for pages.
     let mut next = search.clone();
     next["cursor"] = json!(cursor);
     let (second, _, _) = surfaces.everywhere("search", next.clone()).await;
     assert_eq!(second.status, 200, "{}", second.body);
-    fx.write("harbours/new.txt", "A new harbour note.\n");
+    let ranked_at = second.json()["metadata"]["generation"].clone();
+    fx.write("harbours/new.txt", "A harbour harbour harbour note.\n");
     fx.ingest_all("harbours");
+    let (again, http, stdio) = surfaces.everywhere("search", next.clone()).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    for answer in [
+        again.json(),
+        http["structuredContent"].clone(),
+        stdio["structuredContent"].clone(),
+    ] {
+        assert_eq!(answer["results"], second.json()["results"], "the same page");
+        assert_eq!(answer["metadata"]["generation"], ranked_at);
+    }
+    // A new search ranks the new generation, where the new note is on the first page.
+    let (fresh, _, _) = surfaces.everywhere("search", search.clone()).await;
+    let fresh = fresh.json();
+    assert_ne!(fresh["metadata"]["generation"], ranked_at);
+    let new_note = |page: &Value| {
+        page["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .any(|hit| hit["document_id"] == "harbours/new.txt")
+    };
+    assert!(new_note(&fresh), "{fresh}");
+    assert!(!new_note(&second.json()));
+    assert_ne!(fresh["next_cursor"], json!(cursor));
+
+    // Two more generations, each paged: a server keeps at most two replaced generations of a
+    // collection for pages, those it was asked for last, so the first cursor has expired.
+    for round in 0..retrieval::PAGES_KEPT {
+        fx.write(
+            &format!("harbours/round{round}.txt"),
+            "Another harbour note.\n",
+        );
+        fx.ingest_all("harbours");
+        let (paged, _, _) = surfaces.everywhere("search", search.clone()).await;
+        assert!(paged.json()["next_cursor"].is_string());
+    }
     let (rest, http, stdio) = surfaces.everywhere("search", next).await;
     assert_eq!(rest.status, 409, "{}", rest.body);
     let problem = rest.json();
@@ -333,7 +371,4 @@ async fn a_cursor_expires_with_its_generation_and_belongs_to_its_search_alone() 
             "cursor_expired"
         );
     }
-    // The first page of the same search answers, with a cursor for the new generation.
-    let (fresh, _, _) = surfaces.everywhere("search", search).await;
-    assert_ne!(fresh.json()["next_cursor"], json!(cursor));
 }
