@@ -82,6 +82,13 @@ pub async fn static_text(_ctx: &ConformanceContext) -> Result<Content, Error> {
     ))
 }
 
+/// A resource clients follow (conformance scenarios `resources-subscribe` and
+/// `resources-unsubscribe`).
+#[resource(read_only, uri = "test://watched-resource", mime_type = "text/plain")]
+pub async fn watched_resource(_ctx: &ConformanceContext) -> Result<Content, Error> {
+    Ok(Content::Text("A resource clients may subscribe to.".into()))
+}
+
 /// A 1x1 PNG image (conformance scenario `resources-read-binary`).
 #[resource(read_only, uri = "test://static-binary", mime_type = "image/png")]
 pub async fn static_binary(_ctx: &ConformanceContext) -> Result<Content, Error> {

@@ -125,6 +125,14 @@ pub struct AppState<Ctx> {
 }
 
 impl<Ctx> AppState<Ctx> {
+    /// The handle that tells MCP clients a resource changed: each conversation that subscribed
+    /// to a URI (`resources/subscribe`) is sent `notifications/resources/updated` when the
+    /// application calls [`ResourceUpdates::updated`](crate::mcp::ResourceUpdates::updated)
+    /// with it. Keep it beside whatever notices the change.
+    pub fn resource_updates(&self) -> crate::mcp::ResourceUpdates {
+        self.mcp.updates.clone()
+    }
+
     /// Run every call through `interceptor` too, after the server's own bounds and the
     /// interceptors added before it (see [`groundkit_core::intercept`]).
     pub fn intercept(mut self, interceptor: impl Interceptor) -> Self {

@@ -86,6 +86,13 @@ pub(super) fn serve(
             return ExitCode::from(exit::USAGE);
         }
     };
+    // MCP clients that subscribe to a collection's status hear of each new generation.
+    if let Err(err) = crate::service::resources::follow_changes(
+        Arc::clone(&state.context),
+        state.resource_updates(),
+    ) {
+        tracing::warn!(error = %err, "resource subscriptions will not be told of changes");
+    }
     let served = crate::serve::run(state, &args.serve);
     if let Some(supervisor) = supervisor {
         supervisor.stop();

@@ -40,14 +40,23 @@ pub const METHODS: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
     "prompts/list",
     "prompts/get",
     "completion/complete",
     "server/discover",
 ];
 
-/// Methods of the handshake era only (answered -32601 to a stateless-era request).
-pub const HANDSHAKE_ONLY: &[&str] = &["initialize", "notifications/initialized", "ping"];
+/// Methods of the handshake era only (answered -32601 to a stateless-era request): a stateless
+/// request has no conversation a subscription could belong to.
+pub const HANDSHAKE_ONLY: &[&str] = &[
+    "initialize",
+    "notifications/initialized",
+    "ping",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
 
 /// What one call knows about where it came from. The method table gets it behind an `Arc`
 /// (it clones a method's extensions for the response), and the dispatcher keeps one too.
@@ -210,6 +219,18 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             })
             .map(|_| ()),
         module
+            .register_async_method("resources/subscribe", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                subscribe(&state, &call.params(), &call, true)
+            })
+            .map(|_| ()),
+        module
+            .register_async_method("resources/unsubscribe", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                subscribe(&state, &call.params(), &call, false)
+            })
+            .map(|_| ()),
+        module
             .register_async_method("prompts/list", |_, state, ext| async move {
                 let call = call_of(&ext)?;
                 prompts_list(&state, &call.params(), &call)
@@ -272,12 +293,13 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
 }
 
 /// What this server can do, as advertised: tools; resources, prompts and completions when the
-/// registry has any (a method of one it has not answers -32601); no logging, nor resource
-/// subscriptions.
-fn capabilities<Ctx>(state: &AppState<Ctx>) -> Value {
+/// registry has any (a method of one it has not answers -32601); resource subscriptions in a
+/// conversation of the handshake era (`subscriptions`), never to a stateless request; no
+/// logging.
+fn capabilities<Ctx>(state: &AppState<Ctx>, conversation: bool) -> Value {
     let mut capabilities = json!({ "tools": { "listChanged": false } });
     if !state.registry.resources().is_empty() {
-        capabilities["resources"] = json!({ "listChanged": false, "subscribe": false });
+        capabilities["resources"] = json!({ "listChanged": false, "subscribe": conversation });
     }
     if !state.registry.prompts().is_empty() {
         capabilities["prompts"] = json!({ "listChanged": false });
@@ -307,7 +329,7 @@ fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
     call.peer.set_negotiated(revision);
     Ok(json!({
         "protocolVersion": revision.as_str(),
-        "capabilities": capabilities(state),
+        "capabilities": capabilities(state, true),
         "serverInfo": server_info(state),
     }))
 }
@@ -315,7 +337,7 @@ fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
 fn discover<Ctx>(state: &AppState<Ctx>) -> Value {
     json!({
         "supportedVersions": Revision::supported(),
-        "capabilities": capabilities(state),
+        "capabilities": capabilities(state, false),
         "ttlMs": tools::LIST_TTL_MS,
         "cacheScope": "public",
         "resultType": "complete",
@@ -442,6 +464,45 @@ async fn resources_read<Ctx: Send + Sync + 'static>(
         problem::log(&problem, &call.request_id);
         resources::failure(&problem, Some(uri), &call.request_id, call.revision)
     })
+}
+
+/// `resources/subscribe` (`follow`) or `resources/unsubscribe`: the conversation follows, or no
+/// longer follows, a URI the registry serves (-32002 for another, as `resources/read` answers).
+fn subscribe<Ctx>(
+    state: &AppState<Ctx>,
+    params: &Map<String, Value>,
+    call: &Call,
+    follow: bool,
+) -> RpcResult {
+    if state.registry.resources().is_empty() {
+        return Err(rpc_error(rpc_code::METHOD_NOT_FOUND, "Method not found"));
+    }
+    let Some(Value::String(uri)) = params.get("uri") else {
+        return Err(invalid_params("Invalid params: uri must be a string"));
+    };
+    if !follow {
+        state.mcp.updates.unsubscribe(call.peer.id(), uri);
+        return Ok(json!({}));
+    }
+    if state.registry.resource_for(uri).is_none() {
+        let problem = Problem::from(Error::NotFound {
+            resource: "resource",
+            id: uri.clone(),
+        });
+        return Err(resources::failure(
+            &problem,
+            Some(uri),
+            &call.request_id,
+            call.revision,
+        ));
+    }
+    match call.peer.subscribe(&state.mcp.updates, uri) {
+        Ok(()) => Ok(json!({})),
+        Err(_) => Err(invalid_params(format!(
+            "Invalid params: a conversation may follow at most {} resources",
+            super::subscriptions::MAX_SUBSCRIPTIONS
+        ))),
+    }
 }
 
 async fn tools_call<Ctx: Send + Sync + 'static>(

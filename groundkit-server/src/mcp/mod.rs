@@ -8,14 +8,15 @@
 //!   answers with an `answer::Answer` whose `Outcome` is in no transport's terms.
 //! - `bridge` calls the jsonrpsee method table; `methods` is that table (`initialize`,
 //!   `ping`, `tools/list`, `tools/call`, `resources/list`, `resources/templates/list`,
-//!   `resources/read`, `prompts/list`, `prompts/get`, `completion/complete`,
-//!   `server/discover`, and the notifications).
+//!   `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`,
+//!   `prompts/get`, `completion/complete`, `server/discover`, and the notifications).
 //! - `tools` renders tool specs, results (with the resource links
 //!   [`AppState::link_results`](crate::AppState::link_results) asks for) and errors as MCP JSON; `resources` renders resource
 //!   specs, contents and failed reads; `prompts` renders prompt specs and answers gets and
 //!   completions.
 //! - `progress` turns a tool's progress reports into `notifications/progress`.
-//! - `session` holds peers, the HTTP session table and the in-flight requests.
+//! - `session` holds peers, the HTTP session table and the in-flight requests;
+//!   `subscriptions`, who follows which resource and where the server may push to them.
 //! - [`stdio`] and [`http`] are the transports; only [`http`] knows HTTP.
 //!
 //! Every tool, resource and prompt served here comes from the [`Registry`](groundkit_core::Registry) in the
@@ -37,7 +38,9 @@ mod resources;
 mod server;
 mod session;
 pub mod stdio;
+mod subscriptions;
 mod tools;
 
 pub(crate) use session::McpShared;
+pub use subscriptions::{MAX_SUBSCRIPTIONS, ResourceUpdates};
 pub use tools::{ResourceLink, ResultLinks};

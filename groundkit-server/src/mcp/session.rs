@@ -9,12 +9,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures_util::future::AbortHandle;
+use tokio::sync::mpsc::UnboundedSender;
 
 use super::protocol::Revision;
+use super::subscriptions::{ResourceUpdates, TooMany};
 use crate::edge::id::random_id;
 
 static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
@@ -24,6 +26,8 @@ static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
 pub struct Peer {
     id: u64,
     negotiated: Mutex<Option<Revision>>,
+    /// Where its subscriptions are kept, once it has subscribed: they end with it.
+    follows: OnceLock<ResourceUpdates>,
 }
 
 impl Peer {
@@ -32,6 +36,7 @@ impl Peer {
         Arc::new(Self {
             id: NEXT_PEER.fetch_add(1, Ordering::Relaxed),
             negotiated: Mutex::new(None),
+            follows: OnceLock::new(),
         })
     }
 
@@ -48,6 +53,27 @@ impl Peer {
     pub(crate) fn set_negotiated(&self, revision: Revision) {
         if let Ok(mut guard) = self.negotiated.lock() {
             *guard = Some(revision);
+        }
+    }
+
+    /// Follows `uri` in `updates` (until it unsubscribes or ends).
+    pub(crate) fn subscribe(&self, updates: &ResourceUpdates, uri: &str) -> Result<(), TooMany> {
+        self.follows.get_or_init(|| updates.clone());
+        updates.subscribe(self.id, uri)
+    }
+
+    /// What `updates` pushes to it goes to `push` (until a newer channel replaces it or it
+    /// ends, which drops `push`).
+    pub(crate) fn push_to(&self, updates: &ResourceUpdates, push: UnboundedSender<String>) {
+        self.follows.get_or_init(|| updates.clone());
+        updates.attach(self.id, push);
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        if let Some(updates) = self.follows.get() {
+            updates.forget(self.id);
         }
     }
 }
@@ -171,6 +197,8 @@ pub struct McpShared {
     pub sessions: Sessions,
     /// Requests that `notifications/cancelled` may stop.
     pub(crate) in_flight: InFlight,
+    /// Who follows which resource, and where to tell them it changed.
+    pub(crate) updates: ResourceUpdates,
 }
 
 impl McpShared {
@@ -179,6 +207,7 @@ impl McpShared {
         Self {
             sessions: Sessions::new(max_sessions, idle),
             in_flight: InFlight::default(),
+            updates: ResourceUpdates::default(),
         }
     }
 }

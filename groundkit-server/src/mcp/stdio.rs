@@ -7,7 +7,8 @@
 //! ([`Limits::max_line_bytes`](crate::Limits::max_line_bytes), 16 MiB by default) is answered
 //! with -32600 and skipped without being held in memory. At end of input the server answers
 //! what is already in flight and returns, so the process exits 0. Each request gets its request
-//! id and one access-log line, as an HTTP request does.
+//! id and one access-log line, as an HTTP request does. `notifications/resources/updated` for the
+//! resources the client follows go out on the same lines, between answers.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,6 +47,9 @@ where
     let peer = Peer::new();
     let (tx, rx) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(write_frames(rx, output));
+    // What the server pushes (a followed resource changed) goes out on the same lines.
+    let updates = server.state().mcp.updates.clone();
+    peer.push_to(&updates, tx.clone());
     let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
     let mut tasks = JoinSet::new();
     let mut reader = BufReader::new(input);
@@ -99,6 +103,7 @@ where
         }
     }
     while tasks.join_next().await.is_some() {}
+    updates.forget(peer.id());
     drop(tx);
     writer.await.map_err(std::io::Error::other)?
 }

@@ -93,3 +93,59 @@ pub fn search_links(arguments: &Value, answer: &Value) -> Vec<ResourceLink> {
         })
         .collect()
 }
+
+/// How often [`follow_changes`] looks at what the subscribed resources show.
+pub const CHANGE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Tells `updates` when a subscribed resource of the service changed, looking every
+/// [`CHANGE_INTERVAL`] (and at once when a client subscribes, to know what it follows from) at
+/// the ones some MCP client follows: a collection's status when the
+/// collection's generation moves (or it appears or goes), the list of collections when a
+/// collection is added or removed. A chunk's resource is never announced. Runs on a thread of its
+/// own until the process ends.
+pub fn follow_changes(
+    ctx: std::sync::Arc<ServiceContext>,
+    updates: crate::mcp::ResourceUpdates,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("resource-changes".into())
+        .spawn(move || {
+            let backends = super::Backends::of(&ctx);
+            let mut seen: std::collections::HashMap<String, String> = Default::default();
+            let mut subscriptions = 0;
+            loop {
+                updates.wait_for_subscription(&mut subscriptions, CHANGE_INTERVAL);
+                let followed = updates.subscribed();
+                seen.retain(|uri, _| followed.contains(uri));
+                for uri in followed {
+                    let Some(now) = shown(&backends, &uri) else {
+                        continue;
+                    };
+                    match seen.insert(uri.clone(), now.clone()) {
+                        Some(before) if before != now => {
+                            updates.updated(&uri);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        })
+}
+
+/// What decides whether resource `uri` changed: the collection list, a collection's generation
+/// (or why it has none); `None` for a resource whose changes are not announced.
+fn shown(backends: &super::Backends, uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("grk://")?;
+    if rest == "collections" {
+        return Some(match backends.list_collections() {
+            Ok(names) => names.join("\n"),
+            Err(err) => format!("error: {}", err.kind()),
+        });
+    }
+    let collection = rest.strip_suffix("/status")?;
+    let status = backends.serve(|b| b.index_status(collection, None));
+    Some(match status {
+        Ok(status) => format!("generation {}", status.generation),
+        Err(err) => format!("error: {}", err.kind()),
+    })
+}

@@ -148,12 +148,7 @@ async fn notifications_and_incoming_responses_are_never_answered() {
 #[tokio::test]
 async fn unknown_methods_are_32601_and_positional_params_are_32602() {
     let mut stdio = initialized(Limits::default()).await;
-    for method in [
-        "resources/subscribe",
-        "logging/setLevel",
-        "tasks/list",
-        "nope",
-    ] {
+    for method in ["resources/watch", "logging/setLevel", "tasks/list", "nope"] {
         stdio
             .send(&format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#

@@ -7,7 +7,7 @@ use groundkit_server::Limits;
 use serde_json::{Value, json};
 
 use super::support::{
-    Server, events, hello_state, initialize_frame, modern_meta, request, test_state,
+    Server, event_stream, events, hello_state, initialize_frame, modern_meta, request, test_state,
 };
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -74,6 +74,70 @@ fn a_call_asking_for_progress_streams_progress_events_then_the_response() {
 }
 
 #[test]
+fn a_session_stream_carries_what_its_session_follows_and_ends_with_the_session() {
+    let state = hello_state(Limits::default());
+    let updates = state.resource_updates();
+    let server = Server::start(state);
+    let session = server.initialize();
+    let (version, id) = (
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Mcp-Session-Id", session.as_str()),
+    );
+    let uri = "hello://languages";
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+                           "params": {"uri": uri}});
+    let answer = server.mcp(&subscribe.to_string(), &[version, id]);
+    assert_eq!(answer.json()["result"], json!({}), "{}", answer.body);
+    // Nothing to push to yet: the update is not kept.
+    assert_eq!(updates.updated(uri), 0);
+
+    let first = event_stream(server.addr, &session);
+    let next = |events: &std::sync::mpsc::Receiver<Value>| {
+        events
+            .recv_timeout(Duration::from_secs(10))
+            .expect("an event")
+    };
+    assert_eq!(next(&first), json!({"status": "200"}));
+    assert_eq!(next(&first), json!({"priming": true}));
+    assert_eq!(updates.updated(uri), 1);
+    assert_eq!(
+        next(&first),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": uri}})
+    );
+    assert_eq!(
+        updates.updated("hello://greetings/en/ada"),
+        0,
+        "not followed"
+    );
+
+    // A newer stream of the session replaces the first, which ends.
+    let second = event_stream(server.addr, &session);
+    assert_eq!(next(&second), json!({"status": "200"}));
+    assert_eq!(next(&second), json!({"priming": true}));
+    assert_eq!(next(&first), json!({"end": true}));
+    assert_eq!(updates.updated(uri), 1);
+    assert_eq!(next(&second)["params"]["uri"], uri);
+
+    // The session ends: so do its stream and its subscriptions.
+    let host = server.host();
+    let deleted = request(
+        server.addr,
+        "DELETE",
+        "/mcp",
+        &[("Host", &host), version, id],
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    assert_eq!(next(&second), json!({"end": true}));
+    assert_eq!(updates.updated(uri), 0);
+    assert!(updates.subscribed().is_empty());
+    // An unknown session has no stream.
+    let unknown = event_stream(server.addr, "0123");
+    assert_eq!(next(&unknown), json!({"status": "404"}));
+}
+
+#[test]
 fn unacceptable_accept_is_406_non_json_body_is_415_and_get_is_405() {
     let server = Server::start(hello_state(Limits::default()));
     let host = server.host();
@@ -122,8 +186,9 @@ fn unacceptable_accept_is_406_non_json_body_is_415_and_get_is_405() {
         &[("Host", &host), ("Accept", "text/event-stream")],
         b"",
     );
+    // Without a session there is no conversation to push to.
     assert_eq!(get.status, 405);
-    assert_eq!(get.header("allow"), Some("POST, DELETE"));
+    assert_eq!(get.header("allow"), Some("POST, GET, DELETE"));
 }
 
 #[test]

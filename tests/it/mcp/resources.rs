@@ -224,6 +224,8 @@ async fn a_registry_without_resources_neither_advertises_nor_answers_them() {
         "resources/list",
         "resources/templates/list",
         "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
     ] {
         let answer = ask(&mut stdio, method, json!({"uri": "hello://languages"})).await;
         assert_eq!(answer["error"]["code"], -32601, "{method}");
@@ -233,7 +235,7 @@ async fn a_registry_without_resources_neither_advertises_nor_answers_them() {
     let answer = with.recv().await;
     assert_eq!(
         answer["result"]["capabilities"]["resources"],
-        json!({"listChanged": false, "subscribe": false})
+        json!({"listChanged": false, "subscribe": true})
     );
 }
 

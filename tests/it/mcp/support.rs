@@ -548,3 +548,38 @@ pub fn example_bin(name: &str) -> PathBuf {
     );
     path
 }
+
+/// The `GET /mcp` stream of session `session` at `addr`, read on a thread: first
+/// `{"status": "<code>"}`, then `{"priming": true}` for an event without data, each event's data
+/// as JSON, and `{"end": true}` when the server ends the stream.
+pub fn event_stream(addr: SocketAddr, session: &str) -> std::sync::mpsc::Receiver<Value> {
+    use std::io::BufRead;
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    let head = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n\
+         Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+        addr.port()
+    );
+    stream.write_all(head.as_bytes()).expect("send the GET");
+    let (send, events) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(stream);
+        let mut status = String::new();
+        reader.read_line(&mut status).expect("status line");
+        let _ = send.send(json!({"status": status.split(' ').nth(1)}));
+        for line in reader.lines().map_while(Result::ok) {
+            // The last chunk of a chunked body is empty: the stream has ended.
+            let event = match line.strip_prefix("data:").map(str::trim) {
+                Some("") => json!({"priming": true}),
+                Some(data) => serde_json::from_str(data).expect("JSON data"),
+                None if line == "0" => json!({"end": true}),
+                None => continue,
+            };
+            if send.send(event).is_err() {
+                return;
+            }
+        }
+        let _ = send.send(json!({"end": true}));
+    });
+    events
+}

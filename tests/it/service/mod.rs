@@ -39,6 +39,10 @@
 //!   `collection` argument completes to the served collections:
 //!   `prompts::a_grounded_answer_embeds_verified_chunks_and_leaves_a_drifted_one_out`,
 //!   `prompts::collection_arguments_complete_to_the_served_collections`.
+//! - A client that follows a collection's status hears of each new generation, over HTTP and
+//!   stdio, and a stateless request is offered no subscription:
+//!   `subscriptions::a_session_that_follows_a_collection_hears_of_each_generation_on_its_stream`,
+//!   `subscriptions::a_stdio_client_that_follows_a_collection_hears_of_each_generation`.
 
 mod bounds;
 mod budget;
@@ -52,6 +56,7 @@ mod readme;
 mod resources;
 mod rest;
 mod several;
+mod subscriptions;
 pub(crate) mod transports;
 
 use std::sync::Arc;

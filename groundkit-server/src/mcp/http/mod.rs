@@ -17,8 +17,16 @@
 //! Sessions exist only in the handshake era: a successful `initialize` opens one and its id
 //! comes back in `Mcp-Session-Id`; every later handshake-era request must carry it (400 when
 //! missing, 404 when unknown, expired or deleted); `DELETE` ends it. Stateless-era requests
-//! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405. `GET` is 405:
-//! this server never pushes, so it offers no standalone stream.
+//! (2026-07-28) ignore sessions entirely, and a stateless-era `DELETE` is 405.
+//!
+//! `GET` with a session opens the session's stream of what the server pushes: the
+//! `notifications/resources/updated` of the resources it follows (`subscriptions`). It starts
+//! with a priming event (an event id, `retry`, no data), carries each notification as one
+//! event, and a comment every half of the write deadline
+//! ([`Limits::write_deadline`](crate::Limits::write_deadline)) so the stream outlives the
+//! deadline and a vanished client is noticed; it ends when the
+//! client closes it, when a newer stream of the session replaces it, or when the session ends.
+//! Without a session, or in the stateless era, `GET` is 405.
 //!
 //! This module imports from `edge`, never from REST.
 
@@ -32,6 +40,7 @@ use actix_web::http::header::{CACHE_CONTROL, HeaderName};
 use actix_web::middleware::{Condition, from_fn};
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpRequest, HttpResponse};
+use futures_util::StreamExt;
 use groundkit_core::Error;
 use tokio::sync::mpsc;
 
@@ -54,7 +63,7 @@ pub use self::headers::VERSION_HEADER;
 pub const PATH: &str = "/mcp";
 /// The routes this transport adds to an app, as (method, path): everything else at [`PATH`] is
 /// 405. Route-parity checks add these to the registry's own routes.
-pub const ROUTES: &[(&str, &str)] = &[("POST", PATH), ("DELETE", PATH)];
+pub const ROUTES: &[(&str, &str)] = &[("POST", PATH), ("GET", PATH), ("DELETE", PATH)];
 /// Session id header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
 const SESSION: HeaderName = HeaderName::from_static(SESSION_HEADER);
@@ -88,6 +97,7 @@ fn mount<Ctx: Send + Sync + 'static>(
 ) {
     let server = Arc::new(McpServer::new(Arc::clone(state)));
     let post_server = Arc::clone(&server);
+    let get_server = Arc::clone(&server);
     cfg.service(
         web::resource(PATH)
             .name("mcp")
@@ -97,6 +107,7 @@ fn mount<Ctx: Send + Sync + 'static>(
             .route(web::post().to(move |req: HttpRequest, body: web::Payload| {
                 post(Arc::clone(&post_server), req, body)
             }))
+            .route(web::get().to(move |req: HttpRequest| get(Arc::clone(&get_server), req)))
             .route(web::delete().to(move |req: HttpRequest| delete(Arc::clone(&server), req)))
             .default_service(web::to(method_not_allowed)),
     );
@@ -264,6 +275,64 @@ fn stream<Ctx: Send + Sync + 'static>(
         .streaming(events)
 }
 
+/// `GET /mcp`: the session's stream of what the server pushes (see the module's documentation).
+async fn get<Ctx: Send + Sync + 'static>(
+    server: Arc<McpServer<Ctx>>,
+    req: HttpRequest,
+) -> HttpResponse {
+    let Some(id) = header(&req, &SESSION) else {
+        // No conversation to push to: a stateless client, or none that initialized.
+        return method_not_allowed(req).await;
+    };
+    if Headers::of(&req).version().is_stateless() {
+        return method_not_allowed(req).await;
+    }
+    if !accepts(&req).sse {
+        return refuse(Refusal::NotAcceptable, &req);
+    }
+    let peer = match server.state().mcp.sessions.get(id) {
+        Ok(peer) => peer,
+        Err(error) => return refuse(session_problem(error), &req),
+    };
+    let (tx, rx) = mpsc::unbounded_channel::<String>();
+    // The only sender is the one the subscriptions hold: the stream ends when a newer stream
+    // replaces it or the session ends.
+    peer.push_to(&server.state().mcp.updates, tx);
+    drop(peer);
+    let priming = Bytes::from(format!("id: 0\nretry: {}\ndata:\n\n", RETRY.as_millis()));
+    let mut keep_alive = tokio::time::interval(server.state().limits.write_deadline() / 2);
+    keep_alive.reset();
+    let events = futures_util::stream::unfold(
+        (rx, keep_alive, 0u64),
+        |(mut rx, mut keep_alive, sent)| async move {
+            let bytes = tokio::select! {
+                frame = rx.recv() => {
+                    let frame = frame?;
+                    format!("id: {}\nevent: message\ndata: {frame}\n\n", sent + 1)
+                }
+                _ = keep_alive.tick() => ": keep-alive\n\n".to_owned(),
+            };
+            let sent = if bytes.starts_with(':') {
+                sent
+            } else {
+                sent + 1
+            };
+            Some((
+                Ok::<_, actix_web::Error>(Bytes::from(bytes)),
+                (rx, keep_alive, sent),
+            ))
+        },
+    );
+    let events = futures_util::stream::once(async move { Ok(priming) }).chain(events);
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((CACHE_CONTROL, "no-cache"))
+        .streaming(events)
+}
+
+/// How long a client waits before reconnecting a `GET` stream the server closed.
+const RETRY: std::time::Duration = std::time::Duration::from_secs(3);
+
 async fn delete<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     req: HttpRequest,
@@ -284,7 +353,7 @@ async fn delete<Ctx: Send + Sync + 'static>(
 async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
     refuse(
         Refusal::MethodNotAllowed {
-            allow: "POST, DELETE",
+            allow: "POST, GET, DELETE",
         },
         &req,
     )
