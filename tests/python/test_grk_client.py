@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.types import PromptReference, ResourceTemplateReference
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types import PromptReference, ResourceTemplateReference, ResourceUpdatedNotification
 
 from conftest import free_port, serve_http
 from servers import grk_bin, ingest
@@ -132,3 +135,38 @@ async def test_a_grounded_answer_prompt_embeds_verified_chunks_and_collections_c
     assert instruction.content.text.endswith("Question: green tea temperature")
     assert names.completion.values == ["papers"]
     assert none.completion.values == []
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_followed_collection_status_is_announced_when_a_new_generation_is_published(
+    tmp_path: Path, transport: str
+) -> None:
+    base, index = tmp_path / "corpus", tmp_path / "index"
+    base.mkdir()
+    (base / "tea.md").write_text("Green tea is steeped at 80 degrees.\n")
+    ingest(base, index, "live")
+    uri = "grk://live/status"
+    updated = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, ResourceUpdatedNotification) and str(message.params.uri) == uri:
+            updated.set()
+
+    command = [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve"]
+    with contextlib.ExitStack() as stack:
+        if transport == "stdio":
+            target: object = StdioServerParameters(command=command[0], args=[*command[1:], "--stdio"])
+        else:
+            port = free_port()
+            target = stack.enter_context(
+                contextlib.contextmanager(serve_http)([*command, "--host", "127.0.0.1", "--port", str(port)], port)
+            )
+        async with Client(target, mode="legacy", message_handler=on_message) as client:
+            with pytest.warns(MCPDeprecationWarning):
+                await client.subscribe_resource(uri)
+            (base / "kelp.md").write_text("Kelp forests grow in cold water.\n")
+            ingest(base, index, "live")
+            with anyio.fail_after(20):
+                await updated.wait()
+            status = await client.read_resource(uri)
+    assert json.loads(status.contents[0].text)["document_count"] == 2

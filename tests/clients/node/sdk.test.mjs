@@ -5,12 +5,15 @@
 // Resources and templates are listed and read through the SDK's own resource methods.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { GRK, HELLO, corpus, serve } from "./support.mjs";
 
@@ -270,5 +273,47 @@ for (const mode of ["hello stdio", "hello http"]) {
       await fails(client, "text_stats", { text: "a b", top: 0 }, "validation_error", "top");
       await fails(client, "text_stats", { text: 3 }, "invalid_request", "text");
     });
+  });
+}
+
+for (const mode of ["stdio", "http"]) {
+  test(`TypeScript SDK hears of each new generation of a collection it follows, over ${mode}`, async () => {
+    const root = mkdtempSync(join(tmpdir(), "grk-node-live-"));
+    const base = join(root, "corpus");
+    mkdirSync(base);
+    const grkArgs = ["--index-dir", join(root, "index"), "--base-dir", base];
+    const ingest = () =>
+      execFileSync(GRK, [...grkArgs, "ingest", "--collection", "live", base], { stdio: ["ignore", "ignore", "pipe"] });
+    writeFileSync(join(base, "tea.md"), "Green tea is steeped at 80 degrees.\n");
+    ingest();
+    let transport;
+    if (mode === "stdio") {
+      transport = new StdioClientTransport({ command: GRK, args: [...grkArgs, "serve", "--stdio"], stderr: "ignore" });
+    } else {
+      const server = await serve(GRK, [...grkArgs, "serve"]);
+      servers.push(server);
+      transport = new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`));
+    }
+    const uri = "grk://live/status";
+    const client = new Client({ name: "groundkit-sdk-test", version: "1.0.0" });
+    const updated = new Promise((resolve) =>
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+        if (note.params.uri === uri) resolve();
+      }),
+    );
+    await client.connect(transport);
+    assert.equal(client.getServerCapabilities().resources.subscribe, true);
+    await client.subscribeResource({ uri });
+    writeFileSync(join(base, "kelp.md"), "Kelp forests grow in cold water.\n");
+    ingest();
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error("no notifications/resources/updated within 20 s")), 20000);
+    });
+    await Promise.race([updated, late]);
+    clearTimeout(timer);
+    const status = await client.readResource({ uri });
+    assert.equal(JSON.parse(status.contents[0].text).document_count, 2);
+    await client.close();
   });
 }
