@@ -154,10 +154,12 @@ impl CollectionCache {
             stats.acquires = 1;
         }
         let started = Instant::now();
-        let open = Arc::new(OpenCollection::open(
+        let previous = cache.entries.get(name).map(|entry| Arc::clone(&entry.open));
+        let open = Arc::new(OpenCollection::open_after(
             &self.inner.index_dir,
             &self.inner.base_dir,
             name,
+            previous.as_deref(),
         )?);
         let seconds = started.elapsed().as_secs_f64();
         stats.rebuilds += 1;

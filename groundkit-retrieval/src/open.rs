@@ -49,6 +49,18 @@ impl OpenCollection {
     ///
     /// Validates the name first, then checks existence and identity without creating anything.
     pub fn open(index_dir: &Path, base_dir: &Path, name: &str) -> Result<Self, Error> {
+        Self::open_after(index_dir, base_dir, name, None)
+    }
+
+    /// [`OpenCollection::open`], taking from `previous` (the same collection at an earlier
+    /// generation) what the new generation shares with it as it is: its vector graph, when the
+    /// new generation carries the same graph file.
+    pub(crate) fn open_after(
+        index_dir: &Path,
+        base_dir: &Path,
+        name: &str,
+        previous: Option<&OpenCollection>,
+    ) -> Result<Self, Error> {
         let paths = CollectionPaths::new(index_dir, name)?;
         let not_found = || Error::CollectionNotFound {
             name: name.to_owned(),
@@ -114,7 +126,8 @@ impl OpenCollection {
             } else {
                 let opened = LexicalIndex::open(&paths, generation).and_then(|lexical| {
                     let dir = paths.generation_dir(generation);
-                    let vectors = Vectors::open(&dir, &lexical.searcher)?;
+                    let earlier = previous.and_then(OpenCollection::vectors);
+                    let vectors = Vectors::open(&dir, &lexical.searcher, earlier)?;
                     Ok((lexical, vectors))
                 });
                 attempt += 1;

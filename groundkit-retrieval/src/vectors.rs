@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, Searcher};
@@ -103,8 +104,15 @@ fn read_error(err: std::io::Error) -> Error {
 
 impl Vectors {
     /// Reads the vectors of the generation in `dir` (`None` if it has none) and its graph if it
-    /// has one, checking them against the generation's lexical index.
-    pub(crate) fn open(dir: &Path, searcher: &Searcher) -> Result<Option<Self>, Error> {
+    /// has one, checking them against the generation's lexical index. A graph of the same
+    /// entries, by the same embedder, as the one `previous` (an earlier generation's vectors)
+    /// holds (a graph this generation carried) is not read again past its keys: the graph in
+    /// memory is shared.
+    pub(crate) fn open(
+        dir: &Path,
+        searcher: &Searcher,
+        previous: Option<&Vectors>,
+    ) -> Result<Option<Self>, Error> {
         let file = match std::fs::File::open(dir.join(VECTORS_FILE)) {
             Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -121,7 +129,28 @@ impl Vectors {
             )));
         }
         let graph = match std::fs::File::open(dir.join(VECTOR_GRAPH_FILE)) {
-            Ok(file) => Graph::read_from(BufReader::new(file), dimension)?,
+            Ok(mut file) => {
+                let same_embedder = previous
+                    .filter(|earlier| earlier.identity.fingerprint == header.identity.fingerprint);
+                match same_embedder.and_then(Vectors::carried) {
+                    Some(earlier) => {
+                        let keys = Graph::read_keys(BufReader::new(&mut file))?;
+                        let shared = keys.filter(|(d, keys)| {
+                            *d == dimension && keys.as_slice() == earlier.graph().keys()
+                        });
+                        match shared {
+                            Some(_) => Some(earlier.graph()),
+                            None => {
+                                std::io::Seek::rewind(&mut file).map_err(|err| {
+                                    Error::storage("cannot read the vector graph", err)
+                                })?;
+                                Graph::read_from(BufReader::new(file), dimension)?.map(Arc::new)
+                            }
+                        }
+                    }
+                    None => Graph::read_from(BufReader::new(file), dimension)?.map(Arc::new),
+                }
+            }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
             Err(err) => return Err(Error::storage("cannot read the vector graph", err)),
         };
@@ -216,6 +245,14 @@ impl Vectors {
             keys,
             store: Store::Rows(data),
         })
+    }
+
+    /// The graph and the rows matched to it, when the vectors are searched through one.
+    fn carried(&self) -> Option<&Carried> {
+        match &self.store {
+            Store::Graph(carried) => Some(carried),
+            Store::Rows(_) => None,
+        }
     }
 
     /// What computed these vectors.

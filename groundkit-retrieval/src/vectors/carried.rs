@@ -14,6 +14,7 @@
 //! edit of one file costs that file's embedding, not a graph of the whole collection.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::graph::{self, EF_SEARCH, Graph, Key};
 use crate::embed::dot;
@@ -43,7 +44,8 @@ pub(crate) fn worth_carrying(entries: usize, delta: usize, dead: usize) -> bool 
 /// A graph and the generation's rows matched to it.
 #[derive(Debug)]
 pub(crate) struct Carried {
-    graph: Graph,
+    /// Shared with the earlier generations that carried the same graph.
+    graph: Arc<Graph>,
     dimension: usize,
     /// Where each row's vector is: the graph entry, or ([`IN_DELTA`] set) the delta row.
     slots: Vec<u32>,
@@ -61,7 +63,7 @@ impl Carried {
     /// Matches rows (their content keys, in row order) to `graph`'s entries; `delta` holds the
     /// vectors, in row order, of the rows whose key the graph does not hold.
     pub(crate) fn new(
-        graph: Graph,
+        graph: Arc<Graph>,
         entry_of: &HashMap<Key, u32>,
         row_keys: &[Key],
         delta: Vec<f32>,
@@ -108,6 +110,11 @@ impl Carried {
             delta_rows,
             delta,
         })
+    }
+
+    /// The graph, to share with a later generation that carries it.
+    pub(crate) fn graph(&self) -> Arc<Graph> {
+        Arc::clone(&self.graph)
     }
 
     /// The vector of row `row`.
@@ -196,7 +203,7 @@ mod tests {
             DIMENSION,
         );
         let entry_of = (0u32..).zip(graph.keys()).map(|(e, k)| (*k, e)).collect();
-        Carried::new(graph, &entry_of, rows, delta.concat(), DIMENSION).expect("carried")
+        Carried::new(Arc::new(graph), &entry_of, rows, delta.concat(), DIMENSION).expect("carried")
     }
 
     #[test]

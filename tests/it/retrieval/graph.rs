@@ -109,7 +109,7 @@ fn a_generation_at_the_threshold_searches_through_its_graph_and_says_so() {
         "ocean and moon",
         "memory safety",
     ] {
-        let [exact, approximate] = ["exact", "graph"].map(|c| dense(&fx, c, query, 5));
+        let [exact, approximate] = ["exact", "graph"].map(|c| dense(&cache, c, query, 5));
         assert_eq!(sources(&exact), sources(&approximate), "{query}");
         for (e, a) in exact.results.iter().zip(&approximate.results) {
             assert!(
@@ -217,7 +217,12 @@ fn inode(path: &Path) -> u64 {
     std::fs::metadata(path).expect("graph file").ino()
 }
 
-fn dense(fx: &Fixture, collection: &str, query: &str, top_k: u32) -> retrieval::SearchResponse {
+fn dense(
+    cache: &retrieval::CollectionCache,
+    collection: &str,
+    query: &str,
+    top_k: u32,
+) -> retrieval::SearchResponse {
     let params = SearchParams {
         query: query.to_owned(),
         top_k,
@@ -225,7 +230,7 @@ fn dense(fx: &Fixture, collection: &str, query: &str, top_k: u32) -> retrieval::
         fusion: Default::default(),
         filter: None,
     };
-    let open = fx.cache().acquire(collection).expect("open");
+    let open = cache.acquire(collection).expect("open");
     retrieval::search(&open, &params, Some(minilm().as_ref())).expect("dense")
 }
 
@@ -251,6 +256,12 @@ fn an_edit_carries_the_graph_and_searches_what_it_lacks_exactly() {
         .expect("current format");
     assert_eq!(keys.len(), rows - 1, "one entry per input");
     let (first_inode, first_bytes) = (inode(&file), std::fs::read(&file).expect("graph"));
+    // A server with the first generation open: the next one shares its graph in memory.
+    let cache = fx.cache();
+    assert_eq!(
+        dense(&cache, "graph", "brewing green tea", 1).results.len(),
+        1
+    );
 
     // One edit: the chunk is embedded, the graph carried (the same file, linked) and the new
     // chunk searched exactly beside it; the old text, still in the graph, is never an answer.
@@ -273,10 +284,15 @@ fn an_edit_carries_the_graph_and_searches_what_it_lacks_exactly() {
         retrieval::index_status(&open, &fx.cache(), Some(minilm().as_ref())).expect("status");
     assert_eq!(status.dense_index, Some(DenseIndex::Hnsw));
 
-    let hit = dense(&fx, "graph", "brewing black tea", 1);
+    let hit = dense(&cache, "graph", "brewing black tea", 1);
     assert_eq!(hit.results[0].citation.source, "tea.txt");
     assert!(hit.results[0].text().starts_with("Black tea"));
-    let everything = dense(&fx, "graph", "green tea steeped at 80 degrees", rows as u32);
+    let everything = dense(
+        &cache,
+        "graph",
+        "green tea steeped at 80 degrees",
+        rows as u32,
+    );
     assert_eq!(everything.results.len(), rows, "every chunk, once");
     assert!(
         everything
@@ -286,7 +302,7 @@ fn an_edit_carries_the_graph_and_searches_what_it_lacks_exactly() {
         "the replaced chunk is not an answer"
     );
     // Both chunks of the shared entry are found.
-    let baking = dense(&fx, "graph", "kneading dough and letting it rise", 2);
+    let baking = dense(&cache, "graph", "kneading dough and letting it rise", 2);
     let mut baked: Vec<_> = baking
         .results
         .iter()
@@ -303,7 +319,7 @@ fn an_edit_carries_the_graph_and_searches_what_it_lacks_exactly() {
         "ocean and moon",
         "databases",
     ] {
-        let [exact, approximate] = ["exact", "graph"].map(|c| dense(&fx, c, query, 5));
+        let [exact, approximate] = ["exact", "graph"].map(|c| dense(&cache, c, query, 5));
         assert_eq!(sources(&exact), sources(&approximate), "{query}");
     }
 
