@@ -79,6 +79,9 @@ pub struct Vectors {
     /// Content keys, read by the next ingest to reuse vectors.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     keys: Vec<[u8; 16]>,
+    /// The lexical index's segment ids the rows address, in searcher order.
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
+    segments: Vec<String>,
     store: Store,
 }
 
@@ -170,13 +173,12 @@ impl Vectors {
         Ok(Some(vectors))
     }
 
-    /// Parses a whole vectors file: the segment ids it was written for, and the vectors.
+    /// Parses a whole vectors file.
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
-    pub(crate) fn parse(mut bytes: &[u8]) -> Result<(Vec<String>, Self), Error> {
+    pub(crate) fn parse(mut bytes: &[u8]) -> Result<Self, Error> {
         let len = bytes.len() as u64;
         let header = Self::read_header(&mut bytes, len)?;
-        let segments = header.segments.clone();
-        Ok((segments, Self::read_rows(bytes, header, |_| true)?))
+        Self::read_rows(bytes, header, |_| true)
     }
 
     /// Reads the header of a vectors file of `len` bytes from `input`, checking the file's size
@@ -243,6 +245,7 @@ impl Vectors {
             dimension,
             addresses,
             keys,
+            segments: header.segments,
             store: Store::Rows(data),
         })
     }
@@ -295,6 +298,21 @@ impl Vectors {
     #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
     pub(crate) fn key(&self, row: usize) -> &Key {
         &self.keys[row]
+    }
+
+    /// The content key of every row, by the id of the segment its chunk is in and its document
+    /// id there: what a later generation that keeps the segment knows of the chunk without
+    /// reading it (a segment never changes; its documents are only deleted).
+    #[cfg_attr(not(feature = "ingest"), allow(dead_code))]
+    pub(crate) fn keys_by_segment(&self) -> HashMap<(&str, u32), &Key> {
+        self.addresses
+            .iter()
+            .zip(&self.keys)
+            .filter_map(|(address, key)| {
+                let segment = self.segments.get(address.segment_ord as usize)?;
+                Some(((segment.as_str(), address.doc_id), key))
+            })
+            .collect()
     }
 
     /// The `limit` chunks most similar to `query` (a unit vector), best first: by exact cosine

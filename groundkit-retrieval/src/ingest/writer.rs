@@ -446,7 +446,7 @@ impl<'a> Writer<'a> {
 /// not reused (every chunk is embedded again).
 fn read_vectors(dir: &std::path::Path) -> Result<Option<Vectors>, Error> {
     match std::fs::read(dir.join(crate::collection::VECTORS_FILE)) {
-        Ok(bytes) => Ok(Vectors::parse(&bytes).ok().map(|(_, v)| v)),
+        Ok(bytes) => Ok(Vectors::parse(&bytes).ok()),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(err) => Err(Error::storage("cannot read the generation's vectors", err)),
     }

@@ -115,15 +115,22 @@ pub(crate) fn write_generation(
         Some(prev) if same_embedder => (0..prev.len()).map(|row| (*prev.key(row), row)).collect(),
         _ => HashMap::new(),
     };
-    // Pass 1: every live chunk's address and content key; which keys need a new vector.
+    // Pass 1: every live chunk's address and content key; which keys need a new vector. A chunk
+    // of a segment the previous generation had keeps the key recorded there (its input cannot
+    // have changed); only the chunks of new segments are read.
     let mut inputs = Inputs::new(&searcher, fields);
+    let recorded = previous.map(Vectors::keys_by_segment).unwrap_or_default();
     let mut rows: Vec<(DocAddress, Key)> = Vec::new();
     let mut missing: Vec<DocAddress> = Vec::new();
     let mut pending_keys = HashSet::new();
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        let segment_id = segment.segment_id().uuid_string();
         for doc in segment.doc_ids_alive() {
             let address = DocAddress::new(ord as u32, doc);
-            let key = key_of(&inputs.of(address)?);
+            let key = match recorded.get(&(segment_id.as_str(), doc)) {
+                Some(key) => **key,
+                None => key_of(&inputs.of(address)?),
+            };
             if !reusable.contains_key(&key) && pending_keys.insert(key) {
                 missing.push(address);
             }
