@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.subscriptions import ResourceUpdated
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import PromptReference, ResourceTemplateReference, ResourceUpdatedNotification
 
@@ -137,14 +138,31 @@ async def test_a_grounded_answer_prompt_embeds_verified_chunks_and_collections_c
     assert none.completion.values == []
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-async def test_a_followed_collection_status_is_announced_when_a_new_generation_is_published(
-    tmp_path: Path, transport: str
-) -> None:
+def live_collection(tmp_path: Path) -> tuple[Path, Path]:
+    """A corpus of one note ingested as collection `live`: (base dir, index dir)."""
     base, index = tmp_path / "corpus", tmp_path / "index"
     base.mkdir()
     (base / "tea.md").write_text("Green tea is steeped at 80 degrees.\n")
     ingest(base, index, "live")
+    return base, index
+
+
+@contextlib.contextmanager
+def grk_target(base: Path, index: Path, transport: str) -> Iterator[object]:
+    """`grk serve` on `index`: stdio parameters, or the URL of a server started here."""
+    command = [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve"]
+    if transport == "stdio":
+        yield StdioServerParameters(command=command[0], args=[*command[1:], "--stdio"])
+        return
+    port = free_port()
+    yield from serve_http([*command, "--host", "127.0.0.1", "--port", str(port)], port)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_followed_collection_status_is_announced_when_a_new_generation_is_published(
+    tmp_path: Path, transport: str
+) -> None:
+    base, index = live_collection(tmp_path)
     uri = "grk://live/status"
     updated = anyio.Event()
 
@@ -152,15 +170,7 @@ async def test_a_followed_collection_status_is_announced_when_a_new_generation_i
         if isinstance(message, ResourceUpdatedNotification) and str(message.params.uri) == uri:
             updated.set()
 
-    command = [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve"]
-    with contextlib.ExitStack() as stack:
-        if transport == "stdio":
-            target: object = StdioServerParameters(command=command[0], args=[*command[1:], "--stdio"])
-        else:
-            port = free_port()
-            target = stack.enter_context(
-                contextlib.contextmanager(serve_http)([*command, "--host", "127.0.0.1", "--port", str(port)], port)
-            )
+    with grk_target(base, index, transport) as target:
         async with Client(target, mode="legacy", message_handler=on_message) as client:
             with pytest.warns(MCPDeprecationWarning):
                 await client.subscribe_resource(uri)
@@ -168,5 +178,22 @@ async def test_a_followed_collection_status_is_announced_when_a_new_generation_i
             ingest(base, index, "live")
             with anyio.fail_after(20):
                 await updated.wait()
+            status = await client.read_resource(uri)
+    assert json.loads(status.contents[0].text)["document_count"] == 2
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_stateless_client_listens_for_each_new_generation(tmp_path: Path, transport: str) -> None:
+    base, index = live_collection(tmp_path)
+    uri = "grk://live/status"
+    with grk_target(base, index, transport) as target:
+        async with Client(target, mode="auto") as client:
+            async with client.listen(resource_subscriptions=[uri, "file:///etc/passwd"]) as subscription:
+                assert subscription.honored.resource_subscriptions == [uri]
+                (base / "kelp.md").write_text("Kelp forests grow in cold water.\n")
+                ingest(base, index, "live")
+                with anyio.fail_after(20):
+                    event = await subscription.__anext__()
+            assert event == ResourceUpdated(uri=uri)
             status = await client.read_resource(uri)
     assert json.loads(status.contents[0].text)["document_count"] == 2

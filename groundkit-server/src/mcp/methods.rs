@@ -46,6 +46,7 @@ pub const METHODS: &[&str] = &[
     "prompts/get",
     "completion/complete",
     "server/discover",
+    "subscriptions/listen",
 ];
 
 /// Methods of the handshake era only (answered -32601 to a stateless-era request): a stateless
@@ -57,6 +58,10 @@ pub const HANDSHAKE_ONLY: &[&str] = &[
     "resources/subscribe",
     "resources/unsubscribe",
 ];
+
+/// Methods of the stateless era only (answered -32601 in a conversation of the handshake era,
+/// which follows resources with `resources/subscribe`).
+pub const STATELESS_ONLY: &[&str] = &["subscriptions/listen"];
 
 /// What one call knows about where it came from. The method table gets it behind an `Arc`
 /// (it clones a method's extensions for the response), and the dispatcher keeps one too.
@@ -231,6 +236,12 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
             })
             .map(|_| ()),
         module
+            .register_async_method("subscriptions/listen", |_, state, ext| async move {
+                let call = call_of(&ext)?;
+                listen(&state, &call.params(), &call).await
+            })
+            .map(|_| ()),
+        module
             .register_async_method("prompts/list", |_, state, ext| async move {
                 let call = call_of(&ext)?;
                 prompts_list(&state, &call.params(), &call)
@@ -293,13 +304,13 @@ pub fn table<Ctx: Send + Sync + 'static>(state: Arc<AppState<Ctx>>) -> Methods {
 }
 
 /// What this server can do, as advertised: tools; resources, prompts and completions when the
-/// registry has any (a method of one it has not answers -32601); resource subscriptions in a
-/// conversation of the handshake era (`subscriptions`), never to a stateless request; no
-/// logging.
-fn capabilities<Ctx>(state: &AppState<Ctx>, conversation: bool) -> Value {
+/// registry has any (a method of one it has not answers -32601); resource subscriptions
+/// (`resources/subscribe` in the handshake era, `subscriptions/listen` in the stateless one); no
+/// list changes (the registry is fixed), no logging.
+fn capabilities<Ctx>(state: &AppState<Ctx>) -> Value {
     let mut capabilities = json!({ "tools": { "listChanged": false } });
     if !state.registry.resources().is_empty() {
-        capabilities["resources"] = json!({ "listChanged": false, "subscribe": conversation });
+        capabilities["resources"] = json!({ "listChanged": false, "subscribe": true });
     }
     if !state.registry.prompts().is_empty() {
         capabilities["prompts"] = json!({ "listChanged": false });
@@ -329,7 +340,7 @@ fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
     call.peer.set_negotiated(revision);
     Ok(json!({
         "protocolVersion": revision.as_str(),
-        "capabilities": capabilities(state, true),
+        "capabilities": capabilities(state),
         "serverInfo": server_info(state),
     }))
 }
@@ -337,7 +348,7 @@ fn initialize<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Ca
 fn discover<Ctx>(state: &AppState<Ctx>) -> Value {
     json!({
         "supportedVersions": Revision::supported(),
-        "capabilities": capabilities(state, false),
+        "capabilities": capabilities(state),
         "ttlMs": tools::LIST_TTL_MS,
         "cacheScope": "public",
         "resultType": "complete",
@@ -503,6 +514,73 @@ fn subscribe<Ctx>(
             super::subscriptions::MAX_SUBSCRIPTIONS
         ))),
     }
+}
+
+/// `subscriptions/listen` (stateless era): follows the URIs of
+/// `notifications.resourceSubscriptions` the registry serves until the request ends (its
+/// connection closes, the client cancels it, or the stdio input ends), acknowledging first with
+/// what it honors: those URIs (no list changes: this server's lists never change). Its
+/// notifications go down the channel its answer goes down, so it needs one that streams (over
+/// HTTP, `Accept: text/event-stream`).
+async fn listen<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &Call) -> RpcResult {
+    let Some(push) = call.notify.clone() else {
+        return Err(rpc_error(
+            rpc_code::INVALID_REQUEST,
+            "Invalid Request: subscriptions/listen is answered as a stream; accept text/event-stream",
+        ));
+    };
+    let id: Value = call
+        .id
+        .as_deref()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or(Value::Null);
+    let Some(filter) = params.get("notifications").and_then(Value::as_object) else {
+        return Err(invalid_params(
+            "Invalid params: notifications must be an object",
+        ));
+    };
+    let requested = match filter.get("resourceSubscriptions") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(uris)) => uris
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                invalid_params("Invalid params: resourceSubscriptions must be a list of URIs")
+            })?,
+        Some(_) => {
+            return Err(invalid_params(
+                "Invalid params: resourceSubscriptions must be a list of URIs",
+            ));
+        }
+    };
+    let mut honored: Vec<String> = Vec::new();
+    for uri in requested {
+        if state.registry.resource_for(uri).is_some() && !honored.iter().any(|h| h == uri) {
+            honored.push(uri.to_owned());
+        }
+    }
+    honored.truncate(super::subscriptions::MAX_SUBSCRIPTIONS);
+    let tag = json!({ super::subscriptions::SUBSCRIPTION_ID: id });
+    let _listening = state.mcp.updates.listen(id, &honored, push.clone());
+    let mut notifications = json!({});
+    if !honored.is_empty() {
+        notifications["resourceSubscriptions"] = json!(honored);
+    }
+    let acknowledged = json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": { "notifications": notifications, "_meta": tag },
+    });
+    let _ = push.send(acknowledged.to_string());
+    let closed = call.request_context();
+    let ended = RequestContext::new(call.request_id.as_str(), call.transport)
+        .cancelled_with(call.peer.ended());
+    tokio::select! {
+        () = closed.cancelled(), if call.closed.is_some() => {}
+        () = ended.cancelled() => {}
+    }
+    Ok(json!({ "_meta": tag, "resultType": "complete" }))
 }
 
 async fn tools_call<Ctx: Send + Sync + 'static>(

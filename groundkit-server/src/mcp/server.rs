@@ -221,9 +221,14 @@ impl<Ctx: Send + Sync + 'static> McpServer<Ctx> {
         ex: Exchange<'_>,
     ) -> Result<Option<Reply>, ErrorFrame> {
         let method = request.method.as_str();
+        let era_only = if stateless {
+            methods::HANDSHAKE_ONLY
+        } else {
+            methods::STATELESS_ONLY
+        };
         let known = methods::METHODS.contains(&method)
             && !method.starts_with("notifications/")
-            && !(stateless && methods::HANDSHAKE_ONLY.contains(&method));
+            && !era_only.contains(&method);
         if !known {
             return Err(ErrorFrame::new(
                 None,

@@ -26,6 +26,9 @@ static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
 pub struct Peer {
     id: u64,
     negotiated: Mutex<Option<Revision>>,
+    /// Fired when the conversation's input ends (stdio): what stays open until then, a
+    /// `subscriptions/listen`, closes.
+    ended: groundkit_core::Cancellation,
     /// Where its subscriptions are kept, once it has subscribed: they end with it.
     follows: OnceLock<ResourceUpdates>,
 }
@@ -36,6 +39,7 @@ impl Peer {
         Arc::new(Self {
             id: NEXT_PEER.fetch_add(1, Ordering::Relaxed),
             negotiated: Mutex::new(None),
+            ended: groundkit_core::Cancellation::new(),
             follows: OnceLock::new(),
         })
     }
@@ -54,6 +58,16 @@ impl Peer {
         if let Ok(mut guard) = self.negotiated.lock() {
             *guard = Some(revision);
         }
+    }
+
+    /// Its input has ended: what it holds open closes.
+    pub(crate) fn end(&self) {
+        self.ended.cancel();
+    }
+
+    /// Fired when its input ends.
+    pub(crate) fn ended(&self) -> &groundkit_core::Cancellation {
+        &self.ended
     }
 
     /// Follows `uri` in `updates` (until it unsubscribes or ends).

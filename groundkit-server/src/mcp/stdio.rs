@@ -102,6 +102,8 @@ where
             }
         }
     }
+    // What stays open until the input ends (a `subscriptions/listen`) answers now.
+    peer.end();
     while tasks.join_next().await.is_some() {}
     updates.forget(peer.id());
     drop(tx);

@@ -3,20 +3,32 @@
 //! `notifications/resources/updated` sent to the followers of a URI the application says has
 //! changed ([`ResourceUpdates::updated`]).
 //!
-//! A stdio connection can always be pushed to; an HTTP session only while it holds a `GET /mcp`
-//! stream open (a newer stream replaces the older). A notification for a session without one is
-//! not kept: a client that subscribes opens its stream to hear of changes. A conversation's
+//! In the handshake era a conversation follows URIs with `resources/subscribe`: a stdio
+//! connection can always be pushed to; an HTTP session only while it holds a `GET /mcp` stream
+//! open (a newer stream replaces the older). A notification for a session without one is not
+//! kept: a client that subscribes opens its stream to hear of changes. A conversation's
 //! subscriptions end with it (the connection closes, the session is deleted or expires).
+//!
+//! In the stateless era a `subscriptions/listen` request follows URIs for as long as it is open
+//! ([`ResourceUpdates::listen`]): its notifications carry its id in
+//! `_meta["io.modelcontextprotocol/subscriptionId"]`, and go where the request's answer goes.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
-/// The most URIs one conversation may follow at once.
+/// The most URIs one conversation (or one `subscriptions/listen` request) may follow at once.
 pub const MAX_SUBSCRIPTIONS: usize = 256;
+
+/// Where a notification's `_meta` names the listen request it answers.
+pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Keys of `subscriptions/listen` requests among the followers, apart from peers' ids.
+static NEXT_LISTEN: AtomicU64 = AtomicU64::new(1 << 62);
 
 /// Which conversation follows which URIs, shared by every transport of one server; a handle
 /// the application keeps to say when a resource changed.
@@ -37,6 +49,20 @@ impl std::fmt::Debug for ResourceUpdates {
 struct Follower {
     uris: HashSet<String>,
     push: Option<UnboundedSender<String>>,
+    /// The id of the `subscriptions/listen` request it is, stamped into what it is sent.
+    listen: Option<Value>,
+}
+
+/// An open `subscriptions/listen` request's subscriptions; they end when it is dropped.
+pub(crate) struct Listening {
+    updates: ResourceUpdates,
+    key: u64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.updates.forget(self.key);
+    }
 }
 
 /// A subscription refused: the conversation follows [`MAX_SUBSCRIPTIONS`] URIs already.
@@ -53,12 +79,18 @@ impl ResourceUpdates {
     /// The resource at `uri` changed: each conversation that follows it and can be pushed to
     /// is sent `notifications/resources/updated`. Returns how many were.
     pub fn updated(&self, uri: &str) -> usize {
-        let frame = json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/resources/updated",
-            "params": { "uri": uri },
-        })
-        .to_string();
+        let frame = |listen: Option<&Value>| {
+            let mut params = json!({ "uri": uri });
+            if let Some(id) = listen {
+                params["_meta"] = json!({ SUBSCRIPTION_ID: id });
+            }
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/resources/updated",
+                "params": params,
+            })
+            .to_string()
+        };
         let mut sent = 0;
         for follower in self.lock().values_mut() {
             let Some(push) = follower
@@ -68,7 +100,7 @@ impl ResourceUpdates {
             else {
                 continue;
             };
-            if push.send(frame.clone()).is_ok() {
+            if push.send(frame(follower.listen.as_ref())).is_ok() {
                 sent += 1;
             } else {
                 // Its stream has ended.
@@ -114,11 +146,7 @@ impl ResourceUpdates {
             }
             follower.uris.insert(uri.to_owned());
         }
-        let (made, wake) = &*self.made;
-        *made
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
-        wake.notify_all();
+        self.made_one();
         Ok(())
     }
 
@@ -137,6 +165,37 @@ impl ResourceUpdates {
     /// Conversation `peer` has ended.
     pub(crate) fn forget(&self, peer: u64) {
         self.lock().remove(&peer);
+    }
+
+    /// The `subscriptions/listen` request `id` follows `uris` (the first [`MAX_SUBSCRIPTIONS`]
+    /// of them), its notifications sent to `push`, until the returned guard is dropped.
+    pub(crate) fn listen(
+        &self,
+        id: Value,
+        uris: &[String],
+        push: UnboundedSender<String>,
+    ) -> Listening {
+        let key = NEXT_LISTEN.fetch_add(1, Ordering::Relaxed);
+        let follower = Follower {
+            uris: uris.iter().take(MAX_SUBSCRIPTIONS).cloned().collect(),
+            push: Some(push),
+            listen: Some(id),
+        };
+        self.lock().insert(key, follower);
+        self.made_one();
+        Listening {
+            updates: self.clone(),
+            key,
+        }
+    }
+
+    /// Counts a subscription made, waking whatever waits for one.
+    fn made_one(&self) {
+        let (made, wake) = &*self.made;
+        *made
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
+        wake.notify_all();
     }
 }
 
@@ -157,8 +216,7 @@ mod tests {
         updates.subscribe(3, "grk://a/status").expect("room");
         assert_eq!(updates.subscribed(), ["grk://a/status"]);
         assert_eq!(updates.updated("grk://a/status"), 1);
-        let frame: serde_json::Value =
-            serde_json::from_str(&rx1.try_recv().expect("pushed")).expect("json");
+        let frame: Value = serde_json::from_str(&rx1.try_recv().expect("pushed")).expect("json");
         assert_eq!(frame["method"], "notifications/resources/updated");
         assert_eq!(frame["params"]["uri"], "grk://a/status");
         assert!(rx2.try_recv().is_err(), "2 follows nothing");

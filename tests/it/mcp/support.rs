@@ -549,18 +549,23 @@ pub fn example_bin(name: &str) -> PathBuf {
     path
 }
 
-/// The `GET /mcp` stream of session `session` at `addr`, read on a thread: first
-/// `{"status": "<code>"}`, then `{"priming": true}` for an event without data, each event's data
-/// as JSON, and `{"end": true}` when the server ends the stream.
+/// The `GET /mcp` stream of session `session` at `addr`, read as [`open_events`] reads it.
 pub fn event_stream(addr: SocketAddr, session: &str) -> std::sync::mpsc::Receiver<Value> {
-    use std::io::BufRead;
-    let mut stream = TcpStream::connect(addr).expect("connect");
     let head = format!(
         "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n\
          Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
         addr.port()
     );
-    stream.write_all(head.as_bytes()).expect("send the GET");
+    open_events(addr, head.into_bytes())
+}
+
+/// Sends `request` (a whole HTTP/1.1 request) to `addr` and reads its answer's events on a
+/// thread: first `{"status": "<code>"}`, then `{"priming": true}` for an event without data,
+/// each event's data as JSON, and `{"end": true}` when the server ends the stream.
+pub fn open_events(addr: SocketAddr, request: Vec<u8>) -> std::sync::mpsc::Receiver<Value> {
+    use std::io::BufRead;
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.write_all(&request).expect("send the request");
     let (send, events) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut reader = std::io::BufReader::new(stream);

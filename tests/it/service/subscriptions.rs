@@ -1,6 +1,7 @@
 //! Resource subscriptions of `grk serve`: a client that follows a collection's status hears of
-//! each new generation, over Streamable HTTP (on the session's `GET /mcp` stream) and over
-//! stdio, and hears nothing once it unsubscribes; a stateless request is offered none.
+//! each new generation, over Streamable HTTP (on the session's `GET /mcp` stream, or on the
+//! stream of a stateless `subscriptions/listen`) and over stdio (both eras), and hears nothing
+//! once it unsubscribes.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
@@ -10,7 +11,7 @@ use std::time::{Duration, Instant};
 use groundkit_tests::ServerProcess;
 use serde_json::{Value, json};
 
-use crate::mcp::support::{event_stream, initialize_frame, modern_meta, request};
+use crate::mcp::support::{event_stream, initialize_frame, modern_meta, open_events, request};
 use crate::retrieval::Fixture;
 
 /// How long a change may take to be announced (the server looks every second).
@@ -155,8 +156,8 @@ fn a_session_that_follows_a_collection_hears_of_each_generation_on_its_stream() 
         "an update after unsubscribing"
     );
 
-    // A stateless request has no conversation to follow anything: subscriptions are neither
-    // offered nor answered.
+    // A stateless client follows resources with `subscriptions/listen` instead: the handshake
+    // era's methods are not answered to it.
     let discover = post(
         &json!({"jsonrpc": "2.0", "id": 5, "method": "server/discover",
                 "params": {"_meta": modern_meta()}})
@@ -165,7 +166,7 @@ fn a_session_that_follows_a_collection_hears_of_each_generation_on_its_stream() 
     );
     assert_eq!(
         messages(&discover.body)[0]["result"]["capabilities"]["resources"]["subscribe"],
-        false,
+        true,
         "{}",
         discover.body
     );
@@ -186,7 +187,7 @@ fn a_session_that_follows_a_collection_hears_of_each_generation_on_its_stream() 
 /// `grk serve --stdio`, its output lines read on a thread.
 struct StdioServer {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
 }
 
@@ -210,19 +211,22 @@ impl StdioServer {
         });
         Self {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
         }
     }
 
     fn send(&mut self, frame: &str) {
         self.stdin
+            .as_mut()
+            .expect("input open")
             .write_all(format!("{frame}\n").as_bytes())
             .expect("write a frame");
     }
 
     /// The answer to request `id` (notifications that come first are skipped).
-    fn answer(&self, id: i64) -> Value {
+    fn answer(&self, id: impl Into<Value>) -> Value {
+        let id = id.into();
         loop {
             let line = self.lines.recv_timeout(PATIENCE).expect("an answer");
             if line["id"] == id {
@@ -260,4 +264,79 @@ fn a_stdio_client_that_follows_a_collection_hears_of_each_generation() {
     assert!(heard(&server.lines, "grk://notes/status", PATIENCE));
     fx.ingest_all("more");
     assert!(heard(&server.lines, "grk://collections", PATIENCE));
+}
+
+/// A stateless `subscriptions/listen` frame with id `id` following `uris`.
+fn listen_frame(id: &str, uris: &[&str]) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": uris, "toolsListChanged": true},
+        "_meta": modern_meta(),
+    }})
+    .to_string()
+}
+
+/// The acknowledgement of listen request `id`, honouring `uris`.
+fn acknowledged(id: &str, uris: &[&str]) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+        "notifications": {"resourceSubscriptions": uris},
+        "_meta": {"io.modelcontextprotocol/subscriptionId": id},
+    }})
+}
+
+#[test]
+fn a_stateless_listen_over_http_is_acknowledged_then_hears_of_each_generation() {
+    let fx = notes();
+    let server = ServerProcess::spawn(fx.grk().args(["serve", "--port", "0"]))
+        .unwrap_or_else(|(status, log)| panic!("grk serve exited ({status}): {log}"));
+    let addr = server.loopback();
+    let body = listen_frame("listen-1", &["grk://notes/status", "file:///etc/passwd"]);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        addr.port(),
+        body.len()
+    );
+    let events = open_events(addr, head.into_bytes());
+    let next = || events.recv_timeout(PATIENCE).expect("an event");
+    assert_eq!(next(), json!({"status": "200"}));
+    // Only what the server serves is honoured; no list ever changes here.
+    assert_eq!(next(), acknowledged("listen-1", &["grk://notes/status"]));
+    fx.write("kelp.md", "Kelp forests grow in cold water.");
+    fx.ingest_all("notes");
+    assert_eq!(
+        next(),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {
+            "uri": "grk://notes/status",
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+        }})
+    );
+}
+
+#[test]
+fn a_stateless_listen_over_stdio_hears_of_each_generation_and_ends_with_the_input() {
+    let fx = notes();
+    let mut server = StdioServer::start(&fx);
+    server.send(&listen_frame("l1", &["grk://notes/status"]));
+    let ack = server
+        .lines
+        .recv_timeout(PATIENCE)
+        .expect("an acknowledgement");
+    assert_eq!(ack, acknowledged("l1", &["grk://notes/status"]));
+    fx.write("kelp.md", "Kelp forests grow in cold water.");
+    fx.ingest_all("notes");
+    let update = server.lines.recv_timeout(PATIENCE).expect("an update");
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "l1"
+    );
+    assert_eq!(update["params"]["uri"], "grk://notes/status");
+    // The input ends: the listen is answered, closed, and the server exits.
+    server.stdin = None;
+    let closed = server.answer("l1");
+    assert_eq!(
+        closed["result"],
+        json!({"_meta": {"io.modelcontextprotocol/subscriptionId": "l1"}, "resultType": "complete"})
+    );
+    assert!(server.child.wait().expect("exit").success());
 }

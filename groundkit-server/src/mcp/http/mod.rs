@@ -10,7 +10,9 @@
 //!
 //! Answers: a response frame as `application/json`, or as `text/event-stream` when the client
 //! accepts only that, or when a `tools/call` asks for progress (`_meta.progressToken`) and the
-//! client accepts a stream (progress events, then the response, then the stream ends); 202 with
+//! client accepts a stream (progress events, then the response, then the stream ends), or for a
+//! stateless `subscriptions/listen` (its acknowledgement and updates, open until the client
+//! closes it; a comment every half of the write deadline while nothing comes); 202 with
 //! an empty body for notifications and responses. The status comes from the framing's
 //! `Outcome` (`headers::status`).
 //!
@@ -161,6 +163,7 @@ async fn post<Ctx: Send + Sync + 'static>(
         None => version.is_stateless(),
     };
     let initialize = request.is_some_and(|r| r.method == "initialize");
+    let listen = stateless && request.is_some_and(|r| r.method == "subscriptions/listen");
     let malformed = matches!(incoming, Incoming::Single(Message::Invalid(_)));
     let progress = request.is_some_and(|r| {
         r.method == "tools/call"
@@ -196,7 +199,7 @@ async fn post<Ctx: Send + Sync + 'static>(
 
     let request_id = RequestId::of(&req);
     let closed = req.conn_data::<Closed>().map(|closed| closed.0.clone());
-    if progress && accept.sse {
+    if (progress || listen) && accept.sse {
         let later = access::defer(&req);
         return stream(server, peer, incoming, headers, request_id, closed, later);
     }
@@ -235,8 +238,30 @@ fn sse_event(frame: &str) -> String {
     format!("event: message\ndata: {frame}\n\n")
 }
 
-/// Answer as a stream: progress notifications as they happen, then the response. The access
-/// line (`later`) is written when the call is done, before its response is sent.
+/// The frames `rx` receives as events, until its senders are gone, with a comment whenever none
+/// came for `every`: a stream that outlives the write deadline, and notices a vanished client.
+fn frames(
+    rx: mpsc::UnboundedReceiver<String>,
+    every: std::time::Duration,
+) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
+    let mut keep_alive = tokio::time::interval(every);
+    keep_alive.reset();
+    futures_util::stream::unfold((rx, keep_alive), |(mut rx, mut keep_alive)| async move {
+        let bytes = tokio::select! {
+            frame = rx.recv() => {
+                keep_alive.reset();
+                sse_event(&frame?)
+            }
+            _ = keep_alive.tick() => ": keep-alive\n\n".to_owned(),
+        };
+        Some((Ok(Bytes::from(bytes)), (rx, keep_alive)))
+    })
+}
+
+/// Answer as a stream: notifications as they happen (a call's progress, a listen's
+/// acknowledgement and updates), then the response, with comments while nothing comes (as
+/// [`frames`] writes them). The access line (`later`) is written when the call is done, before
+/// its response is sent.
 fn stream<Ctx: Send + Sync + 'static>(
     server: Arc<McpServer<Ctx>>,
     peer: Arc<Peer>,
@@ -247,6 +272,7 @@ fn stream<Ctx: Send + Sync + 'static>(
     later: Later,
 ) -> HttpResponse {
     let (tx, rx) = mpsc::unbounded_channel::<String>();
+    let every = server.state().limits.write_deadline() / 2;
     actix_web::rt::spawn(async move {
         let exchange = Exchange {
             peer: &peer,
@@ -262,13 +288,7 @@ fn stream<Ctx: Send + Sync + 'static>(
             let _ = tx.send(frame);
         }
     });
-    let events = futures_util::stream::unfold(rx, |mut rx| async move {
-        let frame = rx.recv().await?;
-        Some((
-            Ok::<_, actix_web::Error>(Bytes::from(sse_event(&frame))),
-            rx,
-        ))
-    });
+    let events = frames(rx, every);
     HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((CACHE_CONTROL, "no-cache"))
@@ -300,29 +320,7 @@ async fn get<Ctx: Send + Sync + 'static>(
     peer.push_to(&server.state().mcp.updates, tx);
     drop(peer);
     let priming = Bytes::from(format!("id: 0\nretry: {}\ndata:\n\n", RETRY.as_millis()));
-    let mut keep_alive = tokio::time::interval(server.state().limits.write_deadline() / 2);
-    keep_alive.reset();
-    let events = futures_util::stream::unfold(
-        (rx, keep_alive, 0u64),
-        |(mut rx, mut keep_alive, sent)| async move {
-            let bytes = tokio::select! {
-                frame = rx.recv() => {
-                    let frame = frame?;
-                    format!("id: {}\nevent: message\ndata: {frame}\n\n", sent + 1)
-                }
-                _ = keep_alive.tick() => ": keep-alive\n\n".to_owned(),
-            };
-            let sent = if bytes.starts_with(':') {
-                sent
-            } else {
-                sent + 1
-            };
-            Some((
-                Ok::<_, actix_web::Error>(Bytes::from(bytes)),
-                (rx, keep_alive, sent),
-            ))
-        },
-    );
+    let events = frames(rx, server.state().limits.write_deadline() / 2);
     let events = futures_util::stream::once(async move { Ok(priming) }).chain(events);
     HttpResponse::Ok()
         .content_type("text/event-stream")
