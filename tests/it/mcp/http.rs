@@ -7,7 +7,8 @@ use groundkit_server::Limits;
 use serde_json::{Value, json};
 
 use super::support::{
-    Server, event_stream, events, hello_state, initialize_frame, modern_meta, request, test_state,
+    Server, event_stream, events, hello_state, initialize_frame, modern_meta, open_events, request,
+    short_limits, test_state,
 };
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -135,6 +136,51 @@ fn a_session_stream_carries_what_its_session_follows_and_ends_with_the_session()
     // An unknown session has no stream.
     let unknown = event_stream(server.addr, "0123");
     assert_eq!(next(&unknown), json!({"status": "404"}));
+}
+
+#[test]
+fn a_listen_stream_outlives_the_write_deadline_and_ends_when_its_client_goes() {
+    // A write deadline of 3.5 s: the stream's comments keep it open past it.
+    let state = hello_state(short_limits());
+    let updates = state.resource_updates();
+    let server = Server::start(state);
+    let uri = "hello://languages";
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": [uri]}, "_meta": modern_meta()}})
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        server.host(),
+        body.len()
+    );
+    let events = open_events(server.addr, head.into_bytes());
+    let next = || {
+        events
+            .recv_timeout(Duration::from_secs(10))
+            .expect("an event")
+    };
+    assert_eq!(next(), json!({"status": "200"}));
+    assert_eq!(next()["method"], "notifications/subscriptions/acknowledged");
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(updates.updated(uri), 1);
+    let update = next();
+    assert_eq!(update["params"]["uri"], uri);
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+    // The client goes: the listen ends, and its subscription with it.
+    drop(events);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !updates.subscribed().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the listen outlived its client"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]

@@ -550,7 +550,7 @@ pub fn example_bin(name: &str) -> PathBuf {
 }
 
 /// The `GET /mcp` stream of session `session` at `addr`, read as [`open_events`] reads it.
-pub fn event_stream(addr: SocketAddr, session: &str) -> std::sync::mpsc::Receiver<Value> {
+pub fn event_stream(addr: SocketAddr, session: &str) -> Events {
     let head = format!(
         "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: text/event-stream\r\n\
          Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
@@ -559,13 +559,36 @@ pub fn event_stream(addr: SocketAddr, session: &str) -> std::sync::mpsc::Receive
     open_events(addr, head.into_bytes())
 }
 
+/// An answer's events as [`open_events`] reads them; dropping it closes the connection.
+pub struct Events {
+    rx: std::sync::mpsc::Receiver<Value>,
+    socket: TcpStream,
+}
+
+impl std::ops::Deref for Events {
+    type Target = std::sync::mpsc::Receiver<Value>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.rx
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        let _ = self.socket.shutdown(std::net::Shutdown::Both);
+    }
+}
+
 /// Sends `request` (a whole HTTP/1.1 request) to `addr` and reads its answer's events on a
 /// thread: first `{"status": "<code>"}`, then `{"priming": true}` for an event without data,
 /// each event's data as JSON, and `{"end": true}` when the server ends the stream.
-pub fn open_events(addr: SocketAddr, request: Vec<u8>) -> std::sync::mpsc::Receiver<Value> {
+pub fn open_events(addr: SocketAddr, request: Vec<u8>) -> Events {
     use std::io::BufRead;
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream.write_all(&request).expect("send the request");
+    let socket = stream
+        .try_clone()
+        .expect("a second handle on the connection");
     let (send, events) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut reader = std::io::BufReader::new(stream);
@@ -586,5 +609,5 @@ pub fn open_events(addr: SocketAddr, request: Vec<u8>) -> std::sync::mpsc::Recei
         }
         let _ = send.send(json!({"end": true}));
     });
-    events
+    Events { rx: events, socket }
 }
