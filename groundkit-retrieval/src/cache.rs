@@ -7,7 +7,7 @@
 //! search's next pages are read from the ranking they continue
 //! ([`CollectionCache::acquire_at`]). Its directory may be gone from the disk by then (the ingest
 //! that replaced it removes it): what is open stays readable. At most [`PAGES_KEPT`] replaced
-//! generations of one collection are kept; the ones kept longest go first.
+//! generations of one collection are kept: those a cursor was handed out for last.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -186,7 +186,9 @@ impl CollectionCache {
                 pages_until: None,
             },
         );
-        if let Some(replaced) = replaced {
+        // A reopen of the same generation (its store's files changed) replaces nothing a
+        // cursor could miss.
+        if let Some(replaced) = replaced.filter(|r| r.open.generation() != open.generation()) {
             cache.retire(name, replaced, at);
         }
         Ok(open)

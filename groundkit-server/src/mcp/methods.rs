@@ -554,13 +554,16 @@ async fn listen<Ctx>(state: &AppState<Ctx>, params: &Map<String, Value>, call: &
             ));
         }
     };
+    // The first URIs the registry serves, each once, up to the limit.
     let mut honored: Vec<String> = Vec::new();
     for uri in requested {
+        if honored.len() == super::subscriptions::MAX_SUBSCRIPTIONS {
+            break;
+        }
         if state.registry.resource_for(uri).is_some() && !honored.iter().any(|h| h == uri) {
             honored.push(uri.to_owned());
         }
     }
-    honored.truncate(super::subscriptions::MAX_SUBSCRIPTIONS);
     let tag = json!({ super::subscriptions::SUBSCRIPTION_ID: id });
     let _listening = state.mcp.updates.listen(id, &honored, push.clone());
     let mut notifications = json!({});

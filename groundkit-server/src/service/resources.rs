@@ -116,7 +116,8 @@ pub fn follow_changes(
             loop {
                 updates.wait_for_subscription(&mut subscriptions, CHANGE_INTERVAL);
                 let followed = updates.subscribed();
-                seen.retain(|uri, _| followed.contains(uri));
+                // `subscribed` is sorted.
+                seen.retain(|uri, _| followed.binary_search(uri).is_ok());
                 for uri in followed {
                     let Some(now) = shown(&backends, &uri) else {
                         continue;
