@@ -20,7 +20,7 @@ use crate::lexical::Fields;
 use crate::vectors::carried::worth_carrying;
 use crate::vectors::graph::{Graph, Key};
 use crate::vectors::input::Inputs;
-use crate::vectors::{Header, MAGIC, Vectors, segment_ids};
+use crate::vectors::{Header, MAGIC, ROW_PREFIX, Vectors, segment_ids};
 use groundkit_core::Error;
 
 /// Texts per call to the embedder.
@@ -271,15 +271,16 @@ fn write_file<'a>(
     out.write_all(&(header.len() as u32).to_le_bytes())
         .map_err(io)?;
     out.write_all(&header).map_err(io)?;
+    // Each row is laid out in one buffer and written with one call.
+    let mut row = Vec::with_capacity(ROW_PREFIX + 4 * identity.dimension as usize);
     for (address, key) in rows {
         let vector = vector_of(key).ok_or_else(|| Error::internal("a chunk has no vector"))?;
-        out.write_all(&address.segment_ord.to_le_bytes())
-            .map_err(io)?;
-        out.write_all(&address.doc_id.to_le_bytes()).map_err(io)?;
-        out.write_all(key).map_err(io)?;
-        for value in vector {
-            out.write_all(&value.to_le_bytes()).map_err(io)?;
-        }
+        row.clear();
+        row.extend_from_slice(&address.segment_ord.to_le_bytes());
+        row.extend_from_slice(&address.doc_id.to_le_bytes());
+        row.extend_from_slice(key);
+        row.extend(vector.iter().flat_map(|value| value.to_le_bytes()));
+        out.write_all(&row).map_err(io)?;
     }
     let file = out.into_inner().map_err(|err| io(err.into_error()))?;
     file.sync_all().map_err(io)
