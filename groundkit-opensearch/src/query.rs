@@ -1,6 +1,12 @@
 //! Searches of the cluster: the requests (term queries over groundkit's own analysis, k-NN,
 //! both in one `_msearch`) and reading their answers into rankings with the local engine's
 //! scores, with the generation indices that answered.
+//!
+//! Every ranking search carries the same `preference` ([`PREFERENCE`]), so every server reads
+//! the same copy of each shard. Copies of a shard hold the same documents but may merge their
+//! segments at different times, and BM25 counts a deleted document (a grown generation deletes
+//! the documents that changed) until its segment is merged: two copies can score one query
+//! differently for a while, and two servers must answer alike.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -10,6 +16,9 @@ use serde_json::{Value, json};
 
 use crate::client::{Cluster, complete, failure, refused};
 use crate::layout::{GenerationMeta, RECORD_FIELDS};
+
+/// The `preference` of every ranking search: one string, so one copy of each shard answers.
+pub(crate) const PREFERENCE: &str = "groundkit";
 
 /// Lucene's BM25 leaves out the constant factor `k1 + 1` of the formula the local engine
 /// scores with (tantivy's); multiplying it back makes lexical scores of both backends equal.
@@ -187,7 +196,7 @@ pub(crate) fn lexical(
         return Ok(Some(Ranked::default()));
     }
     let path = format!(
-        "/{target}/_search?search_type={}&allow_partial_search_results=false",
+        "/{target}/_search?search_type={}&allow_partial_search_results=false&preference={PREFERENCE}",
         search_type(asked)
     );
     search_one(cluster, &path, &lexical_body(asked, limit), lexical_ranking)
@@ -201,7 +210,8 @@ pub(crate) fn dense(
     limit: usize,
     filter: Option<&Value>,
 ) -> Result<Option<Ranked>, Error> {
-    let path = format!("/{target}/_search?allow_partial_search_results=false");
+    let path =
+        format!("/{target}/_search?allow_partial_search_results=false&preference={PREFERENCE}");
     search_one(
         cluster,
         &path,
@@ -237,12 +247,13 @@ pub(crate) fn hybrid(
     push(
         json!({
             "search_type": search_type(asked),
-            "allow_partial_search_results": false
+            "allow_partial_search_results": false,
+            "preference": PREFERENCE
         }),
         ids_only(lexical_body(asked, lexical_depth)),
     );
     push(
-        json!({ "allow_partial_search_results": false }),
+        json!({ "allow_partial_search_results": false, "preference": PREFERENCE }),
         ids_only(dense_body(vector, dense_depth, asked.filter)),
     );
     let path = format!("/{target}/_msearch");

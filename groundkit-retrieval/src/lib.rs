@@ -148,7 +148,7 @@ pub use model::{
     Citation, DenseIndex, Detail, EmbedderKind, EmbeddingIdentity, FetchChunkResponse,
     FusionMethod, IndexStatus, LastChange, ListCollectionsResponse, RebuildStats, RetrievalResult,
     SearchMetadata, SearchMode, SearchParams, SearchResponse, Snippet, SourceClass, Span,
-    Verification, WatchMode, WatcherStatus,
+    VectorGraph, Verification, WatchMode, WatcherStatus,
 };
 pub use open::OpenCollection;
 pub use search::{
@@ -162,7 +162,7 @@ pub use store::ChunkRecord;
 #[cfg(feature = "ingest")]
 pub use ingest::{
     CodeChunking, CommitStep, IngestFailure, IngestOptions, IngestProgress, IngestSummary,
-    InputFormat, ItemOutcome, NoProgress, SkippedFiles, VectorGraph, ingest,
+    InputFormat, ItemOutcome, NoProgress, SkippedFiles, ingest,
 };
 
 /// How long chunks replaced or removed by an ingest stay fetchable by default: 24 hours.

@@ -30,7 +30,7 @@ use crate::chunk::DEFAULT_MAX_CHUNK_BYTES;
 use crate::collection::CollectionPaths;
 use crate::embed::Embedder;
 use crate::lexical::WriterConfig;
-use crate::model::SourceClass;
+use crate::model::{SourceClass, VectorGraph};
 use crate::store::write::DocumentRow;
 use groundkit_core::Error;
 
@@ -274,21 +274,6 @@ impl IngestSummary {
             seconds: 0.0,
         }
     }
-}
-
-/// What an ingest did about its generation's HNSW graph.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum VectorGraph {
-    /// No graph was written: no new generation, no vectors, or fewer than
-    /// `graph_min_vectors` of them (searched exactly).
-    #[default]
-    None,
-    /// The generation carries the previous generation's graph: the chunks embedded since are
-    /// searched exactly beside it.
-    Carried,
-    /// A graph was built for the generation from all its vectors.
-    Built,
 }
 
 /// How the source-code files an ingest read (new or changed ones) were chunked.

@@ -15,8 +15,8 @@ use tantivy::{DocAddress, Index, ReloadPolicy, Searcher};
 
 use crate::collection::{VECTOR_GRAPH_FILE, VECTORS_FILE};
 use crate::embed::{Embedder, Role, unit_vector};
-use crate::ingest::VectorGraph;
 use crate::lexical::Fields;
+use crate::model::VectorGraph;
 use crate::vectors::carried::worth_carrying;
 use crate::vectors::graph::{Graph, Key};
 use crate::vectors::input::Inputs;
