@@ -148,7 +148,7 @@ def live_collection(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @contextlib.contextmanager
-def grk_target(base: Path, index: Path, transport: str) -> Iterator[object]:
+def live_target(base: Path, index: Path, transport: str) -> Iterator[object]:
     """`grk serve` on `index`: stdio parameters, or the URL of a server started here."""
     command = [grk_bin(), "--index-dir", str(index), "--base-dir", str(base), "serve"]
     if transport == "stdio":
@@ -170,7 +170,7 @@ async def test_a_followed_collection_status_is_announced_when_a_new_generation_i
         if isinstance(message, ResourceUpdatedNotification) and str(message.params.uri) == uri:
             updated.set()
 
-    with grk_target(base, index, transport) as target:
+    with live_target(base, index, transport) as target:
         async with Client(target, mode="legacy", message_handler=on_message) as client:
             with pytest.warns(MCPDeprecationWarning):
                 await client.subscribe_resource(uri)
@@ -186,7 +186,7 @@ async def test_a_followed_collection_status_is_announced_when_a_new_generation_i
 async def test_a_stateless_client_listens_for_each_new_generation(tmp_path: Path, transport: str) -> None:
     base, index = live_collection(tmp_path)
     uri = "grk://live/status"
-    with grk_target(base, index, transport) as target:
+    with live_target(base, index, transport) as target:
         async with Client(target, mode="auto") as client:
             async with client.listen(resource_subscriptions=[uri, "file:///etc/passwd"]) as subscription:
                 assert subscription.honored.resource_subscriptions == [uri]
