@@ -8,9 +8,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 mod freshness;
+mod vector_graph;
 
 pub(crate) use freshness::rfc3339;
 pub use freshness::{LastChange, WatchMode, WatcherStatus};
+pub use vector_graph::VectorGraph;
 
 /// How a document's text was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -585,19 +587,4 @@ pub struct IndexStatus {
 pub struct ListCollectionsResponse {
     /// Collection names, sorted; pass one as `collection` to the other tools.
     pub collections: Vec<String>,
-}
-
-/// What an ingest did about its generation's HNSW graph.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum VectorGraph {
-    /// No graph was written: no new generation, no vectors, or fewer than
-    /// `graph_min_vectors` of them (searched exactly).
-    #[default]
-    None,
-    /// The generation carries the previous generation's graph: the chunks embedded since are
-    /// searched exactly beside it.
-    Carried,
-    /// A graph was built for the generation from all its vectors.
-    Built,
 }

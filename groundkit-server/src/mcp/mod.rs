@@ -16,7 +16,8 @@
 //!   completions.
 //! - `progress` turns a tool's progress reports into `notifications/progress`.
 //! - `session` holds peers, the HTTP session table and the in-flight requests;
-//!   `subscriptions`, who follows which resource and where the server may push to them.
+//!   `subscriptions`, who follows which resource and where the server may push to them;
+//!   `subscribe`, the methods that say so.
 //! - [`stdio`] and [`http`] are the transports; only [`http`] knows HTTP.
 //!
 //! Every tool, resource and prompt served here comes from the [`Registry`](groundkit_core::Registry) in the
@@ -38,6 +39,7 @@ mod resources;
 mod server;
 mod session;
 pub mod stdio;
+mod subscribe;
 mod subscriptions;
 mod tools;
 
